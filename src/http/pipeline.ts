@@ -1,0 +1,122 @@
+import type { Request, Response } from 'express';
+import type { Operation, QueryParameter } from '../operation.js';
+import type { PluginHost } from '../plugin-host.js';
+import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
+import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
+import { pickDeclared, validate } from '../schema/validate.js';
+import { problemResponse } from './problem-response.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
+function parseValue(parameter: QueryParameter, raw: string): unknown {
+  switch (parameter.schema.type) {
+    case 'array':
+      return raw.split(',').map((v) => v.trim()).filter(Boolean);
+    case 'boolean':
+      return /^(true|1)$/i.test(raw) ? true : /^(false|0)$/i.test(raw) ? false : raw;
+    case 'integer':
+      return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    default:
+      return raw;
+  }
+}
+
+function parseQuery(operation: Operation, req: Request): Record<string, unknown> {
+  const known = new Map((operation.queryParameters ?? []).map((p) => [p.name, p]));
+  const raw = req.query as Record<string, string | string[]>;
+  const unknown = Object.keys(raw).filter((name) => !known.has(name));
+  if (unknown.length) {
+    throw invalidParam('nonFieldErrors', 'unknown-parameters', `Onbekende query parameters: ${unknown.join(', ')}`);
+  }
+  const query: Record<string, unknown> = {};
+  const errors: InvalidParam[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    const parameter = known.get(name)!;
+    // A repeated parameter counts once, the last value (as Django does).
+    const parsed = parseValue(parameter, Array.isArray(value) ? String(value[value.length - 1]) : String(value));
+    errors.push(...validate(parameter.schema, parsed, name));
+    query[name] = parsed;
+  }
+  if (errors.length) throw validationError(errors);
+  return query;
+}
+
+function parseBody(operation: Operation, req: Request): Record<string, unknown> | undefined {
+  if (!operation.requestBody) return undefined;
+  const body: unknown = req.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidParam('nonFieldErrors', 'invalid', 'Verwacht een JSON-object als inhoud van het verzoek.');
+  }
+  const declared = pickDeclared(operation.requestBody, body as Record<string, unknown>);
+  const errors = validate(operation.requestBody, declared);
+  if (errors.length) throw validationError(errors);
+  return declared;
+}
+
+function send(res: Response, response: ResponseState): void {
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.status(response.status);
+  if (response.body === undefined || response.status === 204 || response.status === 304) {
+    res.end();
+  } else if (typeof response.body === 'string') {
+    res.send(response.body);
+  } else {
+    if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json');
+    res.send(JSON.stringify(response.body));
+  }
+}
+
+/** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
+export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const ctx: RequestContext = {
+      registry: services,
+      operation,
+      req,
+      baseUrl: services.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`,
+      params: { ...req.params } as Record<string, string>,
+      query: {},
+      response: { status: 200, headers: {} },
+    };
+    try {
+      if (ctx.params.uuid !== undefined && !UUID.test(ctx.params.uuid)) throw new ProblemError('not_found');
+      if (ctx.params.uuid) ctx.params.uuid = ctx.params.uuid.toLowerCase();
+      await host.run('onRequest', ctx);
+      if (operation.authenticated !== false) {
+        ctx.principal = await host.authenticate(ctx);
+        if (!ctx.principal) throw new ProblemError('not_authenticated');
+      }
+      ctx.query = parseQuery(operation, req);
+      ctx.body = parseBody(operation, req);
+      await operation.prepare?.(ctx);
+      if (operation.write) ctx.data ??= { ...ctx.body };
+      await host.run('authorize', ctx);
+      if (operation.write) {
+        await host.run('validate', ctx);
+        await services.storage.transaction(async (tx) => {
+          ctx.tx = tx;
+          await host.run('beforeWrite', ctx);
+          await operation.execute(ctx);
+          await host.run('afterWrite', ctx);
+        });
+        ctx.tx = undefined;
+        await host.run('afterCommit', ctx);
+      } else {
+        await operation.execute(ctx);
+      }
+      if (ctx.response.body !== undefined) ctx.response.body = await host.serialize(ctx.response.body, ctx);
+    } catch (error) {
+      ctx.tx = undefined;
+      ctx.error = error;
+      ctx.response = problemResponse(error, services.log, { operation: operation.id });
+    }
+    try {
+      await host.run('onResponse', ctx);
+    } catch (error) {
+      if (!ctx.error) ctx.response = problemResponse(error, services.log, { operation: operation.id });
+      else services.log.error('onResponse failed while answering an error', { error: String(error) });
+    }
+    send(res, ctx.response);
+  };
+}

@@ -1,0 +1,49 @@
+import express, { type Router } from 'express';
+import type { Operation } from '../operation.js';
+import type { PluginHost } from '../plugin-host.js';
+import type { RegistryServices } from '../plugin.js';
+import { apiVersionHeader } from './api-version.js';
+import { errorHandler } from './error-handler.js';
+import { jsonBody } from './json-body.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { notFound } from './not-found.js';
+import { operationHandler } from './pipeline.js';
+import { securityHeaders } from './security-headers.js';
+
+/** `/zaken/{uuid}` → `/zaken/:uuid`. */
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
+ *  1. apiVersionHeader  `API-Version` on every response
+ *  2. securityHeaders   ADR transport headers
+ *  3. jsonBody          JSON bodies only (415 / 400 / 413)
+ *  4. one route per path: each method runs its operation through the request lifecycle;
+ *     OPTIONS lists the methods, any other method is a 405 with `Allow`
+ *  5. notFound          everything else
+ *  6. errorHandler      problem+json for errors of the middleware above
+ */
+export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices): Router {
+  const router = express.Router({ strict: true, caseSensitive: true });
+  router.use(apiVersionHeader(services.apiVersion));
+  router.use(securityHeaders);
+  router.use(jsonBody);
+
+  const byPath = new Map<string, Operation[]>();
+  for (const operation of operations) byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
+  for (const [path, pathOperations] of byPath) {
+    const route = router.route(expressPath(path));
+    const allowed = new Set<string>();
+    for (const operation of pathOperations) {
+      route[operation.method](operationHandler(operation, host, services));
+      allowed.add(operation.method.toUpperCase());
+      if (operation.method === 'get') allowed.add('HEAD');
+    }
+    allowed.add('OPTIONS');
+    route.all(methodNotAllowed([...allowed]));
+  }
+
+  router.use(notFound);
+  router.use(errorHandler(services.log));
+  return router;
+}

@@ -1,0 +1,47 @@
+/**
+ * The request lifecycle in execution order: the one list a newcomer reads to know what runs when.
+ * The plugin host and the `Plugin` type are both derived from it, so the compiler keeps them complete.
+ *
+ *  1. onRequest     sequential   every request to a registry route, before anything else
+ *  2. authenticate  first        the first hook to return a principal wins; none → 401
+ *     (core)                     parse and validate the query and body (ajv, from the resource's JSON Schema),
+ *                                load the current record for detail operations
+ *  3. authorize     sequential   may throw 403; sees principal, input and current record
+ *  4. validate      sequential   writes only: business rules, outside the transaction (may fetch remote data)
+ *  5. beforeWrite   sequential   writes only, inside the transaction: derive fields on `ctx.data`
+ *     (core)                     the storage write, in the same transaction
+ *  6. afterWrite    sequential   writes only, same transaction: audit rows, outbox rows, ETags
+ *     (core)                     commit
+ *  7. afterCommit   parallel     writes only, after commit; a throw is logged, never sent to the client
+ *  8. serialize     sequential   may replace the response body (each hook gets the previous one's result)
+ *  9. onResponse    sequential   every response of a registry route, errors included: set headers
+ */
+export const REQUEST_HOOKS = [
+  'onRequest',
+  'authenticate',
+  'authorize',
+  'validate',
+  'beforeWrite',
+  'afterWrite',
+  'afterCommit',
+  'serialize',
+  'onResponse',
+] as const;
+
+export type RequestHookName = (typeof REQUEST_HOOKS)[number];
+
+/** How the host runs each hook: one after another, first result wins, or all at once. */
+export const HOOK_KIND: Record<RequestHookName, 'sequential' | 'first' | 'parallel'> = {
+  onRequest: 'sequential',
+  authenticate: 'first',
+  authorize: 'sequential',
+  validate: 'sequential',
+  beforeWrite: 'sequential',
+  afterWrite: 'sequential',
+  afterCommit: 'parallel',
+  serialize: 'sequential',
+  onResponse: 'sequential',
+};
+
+/** Hooks that only run for operations that change data. */
+export const WRITE_HOOKS: ReadonlySet<RequestHookName> = new Set(['validate', 'beforeWrite', 'afterWrite', 'afterCommit']);

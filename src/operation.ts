@@ -1,0 +1,61 @@
+import type { RequestContext } from './plugin.js';
+
+/** A JSON Schema in the OpenAPI 3.0 dialect: one object serves ajv validation and the served document. */
+export type JsonSchema = Record<string, unknown>;
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A query parameter an operation accepts; any other parameter is answered with 400 `unknown-parameters`. */
+export interface QueryParameter {
+  name: string;
+  description?: string;
+  /** Schema of the parsed value. `type: array` parameters are comma-separated in the URL. */
+  schema: JsonSchema;
+}
+
+/**
+ * One endpoint: method, path, input schemas and what it does. The core's resources and plugins
+ * register operations the same way; the pipeline wraps every one in the request lifecycle.
+ */
+export interface Operation {
+  /** The operationId of the standard, e.g. `zaak_create`. */
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI path template relative to the base URL, e.g. `/zaken/{uuid}`. */
+  path: string;
+  /** The resource it acts on, e.g. `zaak`. */
+  resource?: string;
+  /** `list`, `retrieve`, `create`, `update`, `partial_update`, `destroy`, `search`, ... */
+  action: string;
+  /** Changes data: runs validate → transaction(beforeWrite → execute → afterWrite) → afterCommit. */
+  write: boolean;
+  /** False for public endpoints (the OpenAPI document); default true. */
+  authenticated?: boolean;
+  /** False to leave it out of the served OpenAPI document; default true. */
+  documented?: boolean;
+  /** The scopes the standard requires (documented here, enforced by the authorization plugin). */
+  scopes?: string[];
+  queryParameters?: QueryParameter[];
+  requestBody?: JsonSchema;
+  /**
+   * After parsing, before `authorize`: load `ctx.current` (detail operations) and, for writes, turn
+   * the body into `ctx.data` (defaults, derived values, resolved references). Default: data = body.
+   */
+  prepare?: (ctx: RequestContext) => Promise<void>;
+  /** Do the work: read, or write within `ctx.tx`; set `ctx.response` (and `ctx.result` for writes). */
+  execute: (ctx: RequestContext) => Promise<void>;
+  /** OpenAPI details: summary, description, the 2xx response schema, extra response headers. */
+  openapi: {
+    summary: string;
+    description?: string;
+    tags?: string[];
+    /** Schema of the success body, or undefined for 204/HEAD-like answers. */
+    responseSchema?: JsonSchema;
+    successStatus: number;
+    successHeaders?: Record<string, { description: string; schema: JsonSchema }>;
+    /** The request body as documented, when it differs from `requestBody` (e.g. a `$ref`). */
+    requestSchema?: JsonSchema;
+    /** Content type of the success body (default application/json). */
+    contentType?: string;
+  };
+}

@@ -1,0 +1,123 @@
+import { HOOK_KIND, REQUEST_HOOKS, type RequestHookName } from './lifecycle.js';
+import type { Plugin, Principal, RequestContext, RequestHooks } from './plugin.js';
+import { ProblemError } from './problem.js';
+import type { Logger } from './log.js';
+
+type AnyHandler = (...args: unknown[]) => unknown;
+interface BoundHook {
+  plugin: string;
+  handler: AnyHandler;
+}
+
+/** A non-problem error thrown by a plugin hook, tagged with where it came from (answered as 500). */
+export class PluginError extends Error {
+  constructor(
+    readonly plugin: string,
+    readonly hook: string,
+    cause: unknown,
+  ) {
+    super(`plugin "${plugin}" failed in hook "${hook}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'PluginError';
+  }
+}
+
+/** Checks names are unique and every declared dependency is registered. */
+export function checkPlugins(plugins: readonly Plugin[]): void {
+  const names = new Set<string>();
+  for (const plugin of plugins) {
+    if (!plugin || typeof plugin.name !== 'string' || !plugin.name) {
+      throw new TypeError('every plugin needs a non-empty "name"');
+    }
+    if (names.has(plugin.name)) throw new Error(`plugin "${plugin.name}" is registered twice`);
+    names.add(plugin.name);
+  }
+  for (const plugin of plugins) {
+    for (const dependency of plugin.dependencies ?? []) {
+      if (!names.has(dependency)) {
+        throw new Error(`plugin "${plugin.name}" needs plugin "${dependency}": add it to "plugins"`);
+      }
+    }
+  }
+}
+
+/**
+ * Runs the hooks of the registered plugins: in registration order, `pre` hooks first and `post` hooks
+ * last, with the kind (sequential, first, parallel) the lifecycle list gives each hook.
+ */
+export class PluginHost {
+  private readonly hooks: Record<RequestHookName, BoundHook[]>;
+
+  constructor(
+    readonly plugins: readonly Plugin[],
+    private readonly log: Logger,
+  ) {
+    checkPlugins(plugins);
+    this.hooks = Object.fromEntries(REQUEST_HOOKS.map((name) => [name, this.collect(name)])) as Record<
+      RequestHookName,
+      BoundHook[]
+    >;
+  }
+
+  has(hook: RequestHookName): boolean {
+    return this.hooks[hook].length > 0;
+  }
+
+  /** Runs a sequential or parallel hook with the request context. */
+  async run(hook: Exclude<RequestHookName, 'authenticate' | 'serialize'>, ctx: RequestContext): Promise<void> {
+    const bound = this.hooks[hook];
+    if (HOOK_KIND[hook] === 'parallel') {
+      const outcomes = await Promise.allSettled(bound.map((b) => this.call(b, hook, [ctx])));
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') this.log.error(String(outcome.reason?.message ?? outcome.reason), { hook });
+      }
+      return;
+    }
+    for (const b of bound) await this.call(b, hook, [ctx]);
+  }
+
+  /** The first `authenticate` hook that returns a principal wins. */
+  async authenticate(ctx: RequestContext): Promise<Principal | undefined> {
+    for (const b of this.hooks.authenticate) {
+      const principal = (await this.call(b, 'authenticate', [ctx])) as Principal | undefined;
+      if (principal) return principal;
+    }
+    return undefined;
+  }
+
+  /** Each `serialize` hook may replace the body the previous one produced. */
+  async serialize(body: unknown, ctx: RequestContext): Promise<unknown> {
+    let current = body;
+    for (const b of this.hooks.serialize) {
+      const next = await this.call(b, 'serialize', [current, ctx]);
+      if (next !== undefined) current = next;
+    }
+    return current;
+  }
+
+  private collect(name: RequestHookName): BoundHook[] {
+    const byOrder: Record<'pre' | 'normal' | 'post', BoundHook[]> = { pre: [], normal: [], post: [] };
+    for (const plugin of this.plugins) {
+      const hook = plugin[name] as RequestHooks[typeof name] | undefined;
+      if (!hook) continue;
+      if (typeof hook === 'function') {
+        byOrder.normal.push({ plugin: plugin.name, handler: hook as AnyHandler });
+      } else {
+        byOrder[hook.order ?? 'normal'].push({ plugin: plugin.name, handler: hook.handler as AnyHandler });
+      }
+    }
+    return [...byOrder.pre, ...byOrder.normal, ...byOrder.post];
+  }
+
+  private async call(bound: BoundHook, hook: string, args: unknown[]): Promise<unknown> {
+    try {
+      return await bound.handler(...args);
+    } catch (error) {
+      if (error instanceof ProblemError) {
+        error.plugin ??= bound.plugin;
+        error.hook ??= hook;
+        throw error;
+      }
+      throw new PluginError(bound.plugin, hook, error);
+    }
+  }
+}

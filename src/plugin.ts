@@ -1,0 +1,136 @@
+import type { Request } from 'express';
+import type { Knex } from 'knex';
+import type { RequestHookName } from './lifecycle.js';
+import type { Operation, QueryParameter } from './operation.js';
+import type { Migration, Storage } from './storage/types.js';
+import type { CatalogClient } from './catalog/types.js';
+import type { Logger } from './log.js';
+import type { OpenApiFragment } from './openapi/build.js';
+import type { RemoteClient } from './remote/fetch.js';
+
+/** One authorization of an application for one zaaktype (the Autorisaties API shape, component `zrc`). */
+export interface ZaakAuthorization {
+  zaaktype: string;
+  scopes: string[];
+  maxVertrouwelijkheidaanduiding: string;
+}
+
+/** Who is calling, as established by an `authenticate` hook. */
+export interface Principal {
+  clientId: string;
+  userId?: string;
+  userRepresentation?: string;
+  /** `heeftAlleAutorisaties`: every operation on every zaak. */
+  allAuthorizations: boolean;
+  authorizations: ZaakAuthorization[];
+  /** Which mechanism authenticated the request (`development`, `zgw-jwt`, `oauth`, ...). */
+  method: string;
+}
+
+/** What every hook and operation can reach: the registry's services. */
+export interface RegistryServices {
+  readonly apiVersion: string;
+  readonly storage: Storage;
+  readonly catalog: CatalogClient;
+  /** Fetches URLs that clients sent, restricted to the allowed hosts, with timeouts and size caps. */
+  readonly remote: RemoteClient;
+  readonly log: Logger;
+  /** The configured public base URL, when one is set (otherwise each request derives its own). */
+  readonly baseUrl?: string;
+}
+
+export interface ResponseState {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * The typed context of one request, passed to every request hook. The Express request is there to
+ * read headers; plugins never patch `req` or `res`: they set `ctx.response` instead.
+ */
+export interface RequestContext {
+  readonly registry: RegistryServices;
+  readonly operation: Operation;
+  readonly req: Request;
+  /** The public base URL for this request, e.g. `https://zaken.example.nl/zaken/api/v1`. */
+  readonly baseUrl: string;
+  params: Record<string, string>;
+  /** Query parameters, parsed and validated (lists split, booleans and numbers converted). */
+  query: Record<string, unknown>;
+  /** The validated request body (read-only fields removed). */
+  body?: Record<string, unknown>;
+  principal?: Principal;
+  /** The current representation, for operations on one existing resource. */
+  current?: Record<string, unknown>;
+  /** Writes: the values about to be stored (API field names); `beforeWrite` hooks may derive more. */
+  data?: Record<string, unknown>;
+  /** Writes: the representation after the write. */
+  result?: Record<string, unknown>;
+  /** The open transaction, during `beforeWrite`, the storage write and `afterWrite`. */
+  tx?: Knex.Transaction;
+  response: ResponseState;
+  /** The error being answered, during `onResponse` of a failed request. */
+  error?: unknown;
+}
+
+type HookFn<Args extends unknown[], R> = (...args: Args) => R | Promise<R>;
+/** A hook is a function, or `{ order, handler }` to run it before (`pre`) or after (`post`) the others. */
+export type Hook<Args extends unknown[], R = void> = HookFn<Args, R> | { order?: 'pre' | 'post'; handler: HookFn<Args, R> };
+
+export interface RequestHooks {
+  /** Sequential. Every request, before authentication. */
+  onRequest: Hook<[ctx: RequestContext]>;
+  /** First: the first hook to return a principal wins. No principal on a protected operation → 401. */
+  authenticate: Hook<[ctx: RequestContext], Principal | undefined>;
+  /** Sequential. After input is parsed and the current record loaded; throw a 403 problem to refuse. */
+  authorize: Hook<[ctx: RequestContext]>;
+  /** Sequential, writes only, before the transaction. Throw a 400 problem for a broken business rule. */
+  validate: Hook<[ctx: RequestContext]>;
+  /** Sequential, writes only, inside the transaction, before the storage write: derive fields on `ctx.data`. */
+  beforeWrite: Hook<[ctx: RequestContext]>;
+  /** Sequential, writes only, same transaction, after the storage write: `ctx.result` holds the new state. */
+  afterWrite: Hook<[ctx: RequestContext]>;
+  /** Parallel, writes only, after commit. A throw is logged, never answered. */
+  afterCommit: Hook<[ctx: RequestContext]>;
+  /** Sequential. Return a new body to replace the response body, or nothing to keep it. */
+  serialize: Hook<[body: unknown, ctx: RequestContext], unknown>;
+  /** Sequential. Every response of a registry route, errors included (`ctx.error` is set then). */
+  onResponse: Hook<[ctx: RequestContext]>;
+}
+
+// The compiler checks that RequestHooks has exactly the hooks of the lifecycle list.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const hooksMatchLifecycle: Exact<keyof RequestHooks, RequestHookName> = true;
+void hooksMatchLifecycle;
+
+/** What `setup` receives: the ways a plugin extends the registry. Calling them after start throws. */
+export interface SetupApi {
+  readonly registry: RegistryServices;
+  /** Add an endpoint; it runs the same request lifecycle as the built-in ones. */
+  addOperation(operation: Operation): void;
+  /** Accept an extra query parameter on an operation (it becomes known, validated and documented). */
+  addQueryParameter(operationId: string, parameter: QueryParameter): void;
+  /** Knex migrations for the plugin's own tables; names should start with the plugin name. */
+  addMigrations(migrations: Migration[]): void;
+  /** Merge a fragment (paths, components, headers of responses) into the served OpenAPI document. */
+  addOpenApi(fragment: OpenApiFragment): void;
+  /** Register a problem code in the error catalogue. */
+  defineProblem(code: string, status: number, title: string): void;
+  /** The operations registered so far (the core's and earlier plugins'). */
+  operations(): readonly Operation[];
+}
+
+/**
+ * A plugin: a plain object with a name and any hooks. Write it as a factory (`caching(options)`)
+ * returning the object, like Rollup and Vite plugins.
+ */
+export interface Plugin extends Partial<RequestHooks> {
+  name: string;
+  /** Names of plugins that must be registered too; checked when the registry is assembled. */
+  dependencies?: string[];
+  /** Sequential, once, while the registry is assembled (before migrations run). */
+  setup?: (api: SetupApi) => void | Promise<void>;
+  /** Sequential in reverse registration order, when the registry closes. */
+  close?: () => void | Promise<void>;
+}

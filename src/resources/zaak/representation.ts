@@ -1,0 +1,57 @@
+import { BETALINGSINDICATIE_WEERGAVE } from '../shared/enums.js';
+import type { ZaakRelations, ZaakRow } from './repository.js';
+
+const iso = (value: unknown): string | null => (value instanceof Date ? value.toISOString() : (value as string | null) ?? null);
+
+/** The Zaak as clients receive it, fields in the order of the standard; nested groups always nested. */
+export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: string): Record<string, unknown> {
+  const zaakUrl = (uuid: string) => `${baseUrl}/zaken/${uuid}`;
+  return {
+    url: zaakUrl(row.uuid),
+    uuid: row.uuid,
+    identificatie: row.identificatie,
+    bronorganisatie: row.bronorganisatie,
+    omschrijving: row.omschrijving,
+    toelichting: row.toelichting,
+    zaaktype: row.zaaktype,
+    registratiedatum: row.registratiedatum,
+    verantwoordelijkeOrganisatie: row.verantwoordelijke_organisatie,
+    startdatum: row.startdatum,
+    einddatum: row.einddatum ?? null,
+    einddatumGepland: row.einddatum_gepland ?? null,
+    uiterlijkeEinddatumAfdoening: row.uiterlijke_einddatum_afdoening ?? null,
+    publicatiedatum: row.publicatiedatum ?? null,
+    communicatiekanaal: row.communicatiekanaal,
+    productenOfDiensten: row.producten_of_diensten,
+    vertrouwelijkheidaanduiding: row.vertrouwelijkheidaanduiding,
+    betalingsindicatie: row.betalingsindicatie,
+    betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[row.betalingsindicatie as string] ?? '',
+    laatsteBetaaldatum: iso(row.laatste_betaaldatum),
+    zaakgeometrie: row.zaakgeometrie ?? null,
+    verlenging: { reden: row.verlenging_reden, duur: row.verlenging_duur ?? null },
+    opschorting: { indicatie: row.opschorting_indicatie, reden: row.opschorting_reden },
+    selectielijstklasse: row.selectielijstklasse,
+    hoofdzaak: row.hoofdzaak_uuid ? zaakUrl(row.hoofdzaak_uuid) : null,
+    deelzaken: (relations.deelzaken.get(row.id) ?? []).map(zaakUrl),
+    relevanteAndereZaken: row.relevante_andere_zaken,
+    eigenschappen: [],
+    rollen: (relations.rollen.get(row.id) ?? []).map((uuid) => `${baseUrl}/rollen/${uuid}`),
+    status: null,
+    zaakinformatieobjecten: [],
+    zaakobjecten: [],
+    kenmerken: row.kenmerken,
+    archiefnominatie: row.archiefnominatie || null,
+    archiefstatus: row.archiefstatus,
+    archiefactiedatum: row.archiefactiedatum ?? null,
+    resultaat: null,
+    opdrachtgevendeOrganisatie: row.opdrachtgevende_organisatie,
+    processobjectaard: row.processobjectaard ?? null,
+    startdatumBewaartermijn: row.startdatum_bewaartermijn ?? null,
+    processobject: {
+      datumkenmerk: row.processobject_datumkenmerk,
+      identificatie: row.processobject_identificatie,
+      objecttype: row.processobject_objecttype,
+      registratie: row.processobject_registratie,
+    },
+  };
+}

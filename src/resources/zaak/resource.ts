@@ -1,0 +1,291 @@
+import type { Knex } from 'knex';
+import type { Operation, QueryParameter } from '../../operation.js';
+import type { OpenApiFragment } from '../../openapi/build.js';
+import type { RequestContext } from '../../plugin.js';
+import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
+import { RemoteError } from '../../remote/fetch.js';
+import { requestSchema } from '../../schema/validate.js';
+import { geometryErrors, geometrySchema } from '../shared/geometry.js';
+import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
+import { restrictToAuthorized } from './access.js';
+import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
+import { renderZaak } from './representation.js';
+import {
+  findZaakByUuid,
+  findZaakIdByUuid,
+  insertZaak,
+  loadZaakRelations,
+  selectZaken,
+  updateZaak,
+  zaakColumns,
+  type ZaakRow,
+} from './repository.js';
+import { zaakSchema } from './schema.js';
+import { withinFilter } from './geo-search.js';
+
+const TAG = ['zaken'];
+const ref = { $ref: '#/components/schemas/Zaak' };
+const createSchema = requestSchema(zaakSchema);
+const patchSchema = requestSchema(zaakSchema, { partial: true });
+
+const orderingParameter: QueryParameter = {
+  name: 'ordering',
+  description: 'Het veld waarop de resultaten geordend worden; een minteken betekent omgekeerde volgorde.',
+  schema: { type: 'array', items: { type: 'string', enum: ORDERING_VALUES } },
+};
+
+/** Renders rows with their derived fields, loading all relations of the page in a fixed number of queries. */
+async function render(db: Knex | Knex.Transaction, rows: ZaakRow[], baseUrl: string): Promise<Record<string, unknown>[]> {
+  const relations = await loadZaakRelations(db, rows.map((r) => r.id));
+  return rows.map((row) => renderZaak(row, relations, baseUrl));
+}
+
+async function loadCurrent(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.registry.storage.knex): Promise<ZaakRow> {
+  const row = await findZaakByUuid(db, ctx.params.uuid);
+  if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+  ctx.current = (await render(db, [row], ctx.baseUrl))[0];
+  return row;
+}
+
+function localDate(): string {
+  const now = new Date();
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+}
+
+/** `hoofdzaak` is a local reference: it must be the URL of a zaak in this registry. */
+async function resolveHoofdzaak(ctx: RequestContext, url: string): Promise<number> {
+  const prefix = `${ctx.baseUrl}/zaken/`;
+  const uuid = url.startsWith(prefix) ? url.slice(prefix.length) : '';
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) {
+    throw invalidParam('hoofdzaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
+  }
+  const id = await findZaakIdByUuid(ctx.registry.storage.knex, uuid.toLowerCase());
+  if (id === undefined) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+  return id;
+}
+
+/** Turns the validated body into the values to store: defaults, derived values, resolved references. */
+async function prepareData(ctx: RequestContext, creating: boolean): Promise<void> {
+  const data: Record<string, unknown> = { ...ctx.body };
+  const errors: InvalidParam[] = [];
+  if (data.zaakgeometrie) errors.push(...geometryErrors(data.zaakgeometrie as Record<string, unknown>, 'zaakgeometrie'));
+  if (errors.length) throw validationError(errors);
+  if (creating) {
+    data.registratiedatum ??= localDate();
+    data.archiefstatus ??= 'nog_te_archiveren';
+  }
+  // The standard: when omitted, the zaaktype's vertrouwelijkheidaanduiding applies.
+  const zaaktypeChanged = typeof data.zaaktype === 'string' && data.zaaktype !== ctx.current?.zaaktype;
+  if (!data.vertrouwelijkheidaanduiding && (creating || zaaktypeChanged)) {
+    try {
+      data.vertrouwelijkheidaanduiding = (await ctx.registry.catalog.zaaktype(String(data.zaaktype))).vertrouwelijkheidaanduiding;
+    } catch (error) {
+      if (!(error instanceof RemoteError)) throw error;
+      throw invalidParam('zaaktype', error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url', error.message);
+    }
+  } else if (data.vertrouwelijkheidaanduiding === undefined && !creating) {
+    delete data.vertrouwelijkheidaanduiding;
+  }
+  if ('hoofdzaak' in data) {
+    data.hoofdzaakId = data.hoofdzaak ? await resolveHoofdzaak(ctx, String(data.hoofdzaak)) : null;
+    delete data.hoofdzaak;
+  }
+  ctx.data = data;
+}
+
+async function writeAndRender(ctx: RequestContext, id: number, status: number): Promise<void> {
+  const row = (await selectZaken(ctx.tx!).where('zaak.id', id).first(zaakColumns(ctx.tx as unknown as Knex))) as ZaakRow;
+  ctx.result = (await render(ctx.tx!, [row], ctx.baseUrl))[0];
+  ctx.response.status = status;
+  ctx.response.body = ctx.result;
+}
+
+function applyFilters(query: Knex.QueryBuilder, filters: ZaakFilter[], values: Record<string, unknown>): void {
+  for (const filter of filters) if (values[filter.name] !== undefined) filter.apply(query, values[filter.name]);
+}
+
+function applyOrdering(query: Knex.QueryBuilder, ordering: string[] | undefined): void {
+  for (const key of ordering ?? []) {
+    const descending = key.startsWith('-');
+    query.orderBy(`zaak.${ORDERING_COLUMNS[descending ? key.slice(1) : key]}`, descending ? 'desc' : 'asc');
+  }
+  query.orderBy('zaak.id', 'asc');
+}
+
+async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Promise<void> {
+  const db = ctx.registry.storage.knex;
+  const page = pageOf(ctx);
+  const base = selectZaken(db);
+  applyFilters(base, filters, values);
+  restrictToAuthorized(base, ctx.principal);
+  let count: number;
+  let rows: ZaakRow[];
+  if (values.zaakgeometrie) {
+    const ids = await withinFilter(base.clone(), (values.zaakgeometrie as { within: unknown }).within);
+    count = ids.length;
+    const pageIds = ids.slice(page.offset, page.offset + page.size);
+    rows = (await selectZaken(db).whereIn('zaak.id', pageIds).orderBy('zaak.id').select(zaakColumns(db))) as ZaakRow[];
+  } else {
+    const [{ count: total }] = await base.clone().count({ count: '*' });
+    count = Number(total);
+    const pageQuery = base.clone().select(zaakColumns(db)).limit(page.size).offset(page.offset);
+    applyOrdering(pageQuery, values.ordering as string[] | undefined);
+    rows = (await pageQuery) as ZaakRow[];
+  }
+  ctx.response.body = paginated(ctx, page, count, await render(db, rows, ctx.baseUrl));
+}
+
+const searchSchema = {
+  type: 'object',
+  properties: {
+    ...Object.fromEntries([...zaakFilters, ...zaakSearchFilters].map((f) => [f.name, { ...f.schema, description: f.description }])),
+    zaakgeometrie: {
+      type: 'object',
+      description: 'Zaken waarvan de zaakgeometrie binnen deze geometrie ligt.',
+      properties: { within: geometrySchema },
+      required: ['within'],
+    },
+    ordering: orderingParameter.schema,
+  },
+};
+const SEARCH_KEYS = new Set(Object.keys(searchSchema.properties));
+
+/** The schemas the Zaak operations refer to, for the served OpenAPI document. */
+export const zaakOpenApi: OpenApiFragment = {
+  components: { schemas: { Zaak: zaakSchema, PatchedZaak: patchSchema, ZaakZoek: searchSchema } },
+};
+
+/** The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. */
+export function zaakOperations(): Operation[] {
+  return [
+    {
+      id: 'zaak_list',
+      method: 'get',
+      path: '/zaken',
+      resource: 'zaak',
+      action: 'list',
+      write: false,
+      scopes: ['zaken.lezen'],
+      queryParameters: [...zaakFilters, orderingParameter, ...paginationParameters],
+      execute: (ctx) => listPage(ctx, zaakFilters, ctx.query),
+      openapi: { summary: 'Alle ZAAKen opvragen.', tags: TAG, successStatus: 200, responseSchema: paginatedSchema(ref) },
+    },
+    {
+      id: 'zaak_create',
+      method: 'post',
+      path: '/zaken',
+      resource: 'zaak',
+      action: 'create',
+      write: true,
+      scopes: ['zaken.aanmaken'],
+      requestBody: createSchema,
+      prepare: (ctx) => prepareData(ctx, true),
+      async execute(ctx) {
+        const id = await insertZaak(ctx.tx!, ctx.data!);
+        await writeAndRender(ctx, id, 201);
+        ctx.response.headers.location = String(ctx.result!.url);
+      },
+      openapi: {
+        summary: 'Maak een ZAAK aan.',
+        description: 'Zonder identificatie wordt er een gegenereerd, uniek binnen de bronorganisatie.',
+        tags: TAG,
+        successStatus: 201,
+        responseSchema: ref,
+        requestSchema: ref,
+        successHeaders: { Location: { description: 'URL waar de resource leeft.', schema: { type: 'string', format: 'uri' } } },
+      },
+    },
+    {
+      id: 'zaak__zoek',
+      method: 'post',
+      path: '/zaken/_zoek',
+      resource: 'zaak',
+      action: 'search',
+      write: false,
+      scopes: ['zaken.lezen'],
+      queryParameters: paginationParameters,
+      requestBody: searchSchema,
+      async prepare(ctx) {
+        const unknown = Object.keys(ctx.req.body ?? {}).filter((key) => !SEARCH_KEYS.has(key));
+        if (unknown.length) {
+          throw invalidParam('nonFieldErrors', 'unknown-parameters', `Onbekende zoekparameters: ${unknown.join(', ')}`);
+        }
+        const within = (ctx.body?.zaakgeometrie as { within?: Record<string, unknown> } | undefined)?.within;
+        if (within) {
+          const errors = geometryErrors(within, 'zaakgeometrie.within');
+          if (errors.length) throw validationError(errors);
+        }
+      },
+      execute: (ctx) => listPage(ctx, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
+      openapi: {
+        summary: 'Voer een (geo)-zoekopdracht uit op ZAAKen.',
+        tags: TAG,
+        successStatus: 200,
+        responseSchema: paginatedSchema(ref),
+        requestSchema: { $ref: '#/components/schemas/ZaakZoek' },
+      },
+    },
+    {
+      id: 'zaak_retrieve',
+      method: 'get',
+      path: '/zaken/{uuid}',
+      resource: 'zaak',
+      action: 'retrieve',
+      write: false,
+      scopes: ['zaken.lezen'],
+      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      async execute(ctx) {
+        ctx.response.body = ctx.current;
+      },
+      openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },
+    },
+    ...(['update', 'partial_update'] as const).map(
+      (action): Operation => ({
+        id: `zaak_${action}`,
+        method: action === 'update' ? 'put' : 'patch',
+        path: '/zaken/{uuid}',
+        resource: 'zaak',
+        action,
+        write: true,
+        scopes: ['zaken.bijwerken'],
+        requestBody: action === 'update' ? createSchema : patchSchema,
+        async prepare(ctx) {
+          await loadCurrent(ctx);
+          await prepareData(ctx, false);
+        },
+        async execute(ctx) {
+          // Re-read under a row lock: concurrent updates of one zaak apply one after the other.
+          const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
+          if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+          await updateZaak(ctx.tx!, row.id, ctx.data!);
+          await writeAndRender(ctx, row.id, 200);
+        },
+        openapi: {
+          summary: action === 'update' ? 'Werk een ZAAK in zijn geheel bij.' : 'Werk een ZAAK deels bij.',
+          tags: TAG,
+          successStatus: 200,
+          responseSchema: ref,
+          requestSchema: action === 'update' ? ref : { $ref: '#/components/schemas/PatchedZaak' },
+        },
+      }),
+    ),
+    {
+      id: 'zaak_destroy',
+      method: 'delete',
+      path: '/zaken/{uuid}',
+      resource: 'zaak',
+      action: 'destroy',
+      write: true,
+      scopes: ['zaken.verwijderen'],
+      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      async execute(ctx) {
+        // Deelzaken, rollen and the other related records go with it (ON DELETE CASCADE): zrc-023.
+        await ctx.tx!('zaak').where({ uuid: ctx.params.uuid }).delete();
+        ctx.response.status = 204;
+      },
+      openapi: { summary: 'Verwijder een ZAAK.', tags: TAG, successStatus: 204 },
+    },
+  ];
+}
+
+

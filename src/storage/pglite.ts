@@ -1,0 +1,122 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Duplex } from 'node:stream';
+import knexFactory from 'knex';
+import lockfile from 'proper-lockfile';
+import { knexStorage } from './knex-storage.js';
+import { registryTypes } from './pg-types.js';
+import type { Storage } from './types.js';
+
+type PGliteInstance = import('@electric-sql/pglite').PGlite;
+
+export interface PgliteOptions {
+  /** A directory for the data files, or `memory` (nothing kept). */
+  dataDir: string;
+}
+
+/**
+ * Embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly). knex talks to it with its stock
+ * `pg` client over an in-process stream that carries the PostgreSQL wire protocol, so values come
+ * back exactly as from a server. PGlite has one connection: the pool holds one, and a directory is
+ * guarded by a lock so a second process cannot open (and corrupt) it.
+ */
+export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
+  const inMemory = options.dataDir === 'memory';
+  const dataDir = inMemory ? undefined : path.resolve(options.dataDir);
+  const release = dataDir ? await lockDataDirectory(dataDir) : undefined;
+  let db: PGliteInstance;
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    db = await PGlite.create(dataDir ? { dataDir } : {});
+  } catch (error) {
+    await release?.();
+    throw error;
+  }
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { user: 'postgres', database: 'postgres', stream: () => wireProtocolStream(db), types: registryTypes } as never,
+    pool: { min: 0, max: 1 },
+  });
+  return knexStorage({
+    kind: 'pglite',
+    description: dataDir ?? 'memory',
+    knex,
+    async onClose() {
+      await db.close();
+      await release?.();
+    },
+  });
+}
+
+async function lockDataDirectory(dataDir: string): Promise<() => Promise<void>> {
+  await mkdir(dataDir, { recursive: true });
+  const lockPath = `${dataDir}.lock`;
+  try {
+    return await lockfile.lock(dataDir, {
+      lockfilePath: lockPath,
+      realpath: false,
+      retries: 0,
+      stale: 15_000,
+      update: 5_000,
+      onCompromised: (error) => process.stderr.write(`[zaakregister] error: lock on ${dataDir} lost: ${error.message}\n`),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new Error(
+        `the data directory ${dataDir} is in use by another zaakregister process (lock ${lockPath}). ` +
+          'Stop that process, or point --database at another directory.',
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * A Duplex that looks like the socket `pg` expects and feeds whole protocol messages to PGlite.
+ * Messages are framed here because `pg` may split or join them across writes.
+ */
+function wireProtocolStream(db: PGliteInstance): Duplex {
+  let pending = Buffer.alloc(0);
+  let startupSeen = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  const stream = new Duplex({
+    read() {},
+    write(chunk: Buffer, _encoding, callback) {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      const messages: Buffer[] = [];
+      for (;;) {
+        // The startup message has no type byte; every later message is type (1) + length (4) + body.
+        const header = startupSeen ? 5 : 4;
+        if (pending.length < header) break;
+        const length = startupSeen ? pending.readInt32BE(1) + 1 : pending.readInt32BE(0);
+        if (pending.length < length) break;
+        messages.push(pending.subarray(0, length));
+        pending = pending.subarray(length);
+        startupSeen = true;
+      }
+      if (messages.length) {
+        const batch = Buffer.concat(messages);
+        queue = queue
+          .then(() => db.execProtocolRawStream(batch, { onRawData: (data: Uint8Array) => stream.push(Buffer.from(data)) }))
+          .catch((error: unknown) => stream.destroy(error as Error));
+      }
+      callback();
+    },
+    final(callback) {
+      queue.then(() => {
+        stream.push(null);
+        callback();
+      }, callback);
+    },
+  });
+  return Object.assign(stream, {
+    setNoDelay: () => stream,
+    setKeepAlive: () => stream,
+    ref: () => stream,
+    unref: () => stream,
+    connect() {
+      process.nextTick(() => stream.emit('connect'));
+      return stream;
+    },
+  });
+}

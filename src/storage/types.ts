@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+
+/** A knex migration the registry applies; core and plugin migrations run in registration order. */
+export interface Migration {
+  /** Unique and stable forever, e.g. `core/001_zaak` or `outbox/001_outbox`. */
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+/**
+ * The database the registry talks to. One SQL dialect (PostgreSQL) on two targets: a PostgreSQL
+ * server, or embedded PGlite. Resource repositories and plugins with tables of their own use `knex`.
+ */
+export interface Storage {
+  /** `postgres` or `pglite`. */
+  readonly kind: string;
+  /** Human-readable location (data directory, `memory`, or the server without its password). */
+  readonly description: string;
+  readonly knex: Knex;
+  /** Applies the migrations that have not run yet. */
+  migrate(migrations: readonly Migration[]): Promise<string[]>;
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Knex.Transaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error codes the registry turns into problems. */
+export const PG_UNIQUE_VIOLATION = '23505';
