@@ -135,6 +135,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     async listen(port, hostname) {
       const app = express();
       app.disable('x-powered-by');
+      app.set('etag', false);
       app.use(baseUrl ? new URL(baseUrl).pathname : DEFAULT_BASE_PATH, router);
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(port, hostname ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(s)));

@@ -8,6 +8,6 @@ export function errorHandler(log: Logger) {
     if (res.headersSent) return next(error);
     const response = problemResponse(error, log, { path: req.path });
     for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-    res.status(response.status).send(JSON.stringify(response.body));
+    res.status(response.status).end(JSON.stringify(response.body));
   };
 }

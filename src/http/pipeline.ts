@@ -54,17 +54,18 @@ function parseBody(operation: Operation, req: Request): Record<string, unknown> 
   return declared;
 }
 
+/** Writes the response with `res.end`: no framework-computed ETag; the caching plugin owns that header. */
 function send(res: Response, response: ResponseState): void {
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.status(response.status);
   if (response.body === undefined || response.status === 204 || response.status === 304) {
     res.end();
-  } else if (typeof response.body === 'string') {
-    res.send(response.body);
-  } else {
-    if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json');
-    res.send(JSON.stringify(response.body));
+    return;
   }
+  const payload = Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body));
+  if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', payload.length);
+  res.end(payload);
 }
 
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */

@@ -13,7 +13,7 @@ const addFormats = unwrap(addFormatsModule);
  * One ajv instance for every schema. The schemas are OpenAPI 3.0 (`nullable`, `readOnly`,
  * `example`), so strict mode is off; compiled validators are cached per schema object.
  */
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true });
 addFormats(ajv);
 // Existing ZGW clients send date-times with and without an offset; both are valid input.
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i);
@@ -101,6 +101,8 @@ function toInvalidParam(error: ErrorObject, prefix: string): InvalidParam | unde
       return { name: joinName(prefix, error.instancePath), code: 'min_value', reason: `Waarde moet minimaal ${String(p.limit)} zijn.` };
     case 'maximum':
       return { name: joinName(prefix, error.instancePath), code: 'max_value', reason: `Waarde mag maximaal ${String(p.limit)} zijn.` };
+    case 'additionalProperties':
+      return { name: joinName(prefix, error.instancePath, String(p.additionalProperty)), code: 'unknown', reason: 'Onbekend veld.' };
     case 'x-rsin':
       return { name: joinName(prefix, error.instancePath), code: String(p.code), reason: error.message ?? 'Ongeldig RSIN.' };
     case 'format':

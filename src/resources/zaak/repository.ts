@@ -115,7 +115,7 @@ export function selectZaken(db: Knex | Knex.Transaction): Knex.QueryBuilder {
 }
 
 export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>): Promise<number> {
-  const row = { uuid: randomUUID(), ...toColumns(data) };
+  const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
   if (!row.identificatie) row.identificatie = await generateIdentificatie(tx, String(row.bronorganisatie));
   try {
     const [inserted] = await tx('zaak').insert(row).returning('id');
