@@ -1,0 +1,56 @@
+/**
+ * Lints the served OpenAPI document with the Logius API Design Rules 2.2 Spectral ruleset and fails
+ * on any error except the deviations the Zaken API standard itself mandates (docs/adr-deviations.md).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { consoleLogger, createRegistry } from '../src/index.js';
+
+const RULESET = path.resolve(process.env.ADR_RULESET ?? '../shared/reference/adr-2.2-spectral-ruleset.yaml');
+
+interface SpectralResult {
+  code: string;
+  message: string;
+  path: (string | number)[];
+  severity: number;
+}
+
+/** Each mandated deviation: the rule, which findings it covers, and why (mirrored in docs/adr-deviations.md). */
+const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: any) => boolean; reason: string }[] = [
+  {
+    rule: 'nlgov:query-keys-camel-case',
+    covers: (f, document) => {
+      const found = f.path.reduce((node: any, key) => node?.[key], document);
+      const name = typeof found === 'string' ? found : found?.name;
+      return typeof name === 'string' && name.includes('__');
+    },
+    reason: 'Zaken API 1.5.1 filter keys use Django lookups (`bronorganisatie__in`, `rol__betrokkeneType`, ...).',
+  },
+];
+
+const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent') });
+const document = registry.openapi();
+await registry.close();
+const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
+writeFileSync(file, JSON.stringify({ ...document, servers: [{ url: 'https://zaken.example.nl/zaken/api/v1' }] }, null, 2));
+
+let output: string;
+try {
+  output = execFileSync('npx', ['spectral', 'lint', '--ruleset', RULESET, '--format', 'json', '--quiet', file], { encoding: 'utf8' });
+} catch (error) {
+  // spectral exits non-zero when it finds errors; its JSON is still on stdout.
+  output = (error as { stdout?: string }).stdout ?? '';
+  if (!output.trim().startsWith('[')) throw error;
+}
+const findings = JSON.parse(output) as SpectralResult[];
+const errors = findings.filter((f) => f.severity === 0);
+const unexplained = errors.filter((f) => !DEVIATIONS.some((d) => d.rule === f.code && d.covers(f, document)));
+for (const deviation of DEVIATIONS) {
+  const count = errors.filter((f) => f.code === deviation.rule && deviation.covers(f, document)).length;
+  console.log(`mandated deviation ${deviation.rule}: ${count} finding(s) — ${deviation.reason}`);
+}
+console.log(`ADR 2.2 lint: ${errors.length} error(s), ${unexplained.length} not covered by a mandated deviation, ${findings.length - errors.length} warning(s)/hint(s)`);
+for (const f of unexplained) console.log(`  ${f.code} at ${f.path.join('.')}: ${f.message}`);
+process.exit(unexplained.length ? 1 : 0);
