@@ -1,15 +1,18 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
     // The library: ESM + CJS with type declarations. Plugins get subpath entries here as they land.
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', crs: 'plugins/geo-crs/transform/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
     clean: true,
     shims: true,
     target: 'node20',
+    // The CRS library loads the RDNAPTRANS2018 grids from beside the bundle.
+    onSuccess: async () => cpSync('plugins/geo-crs/transform/grids', 'dist/grids', { recursive: true }),
   },
   {
     entry: { cli: 'src/cli.ts' },

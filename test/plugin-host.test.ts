@@ -91,7 +91,7 @@ describe('plugin host and request lifecycle', () => {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/zaken/api/v1/zaken`);
       assert.equal(response.status, 401);
-      assert.equal((await response.json()).code, 'not_authenticated');
+      assert.equal(((await response.json()) as { code: string }).code, 'not_authenticated');
       assert.equal((await fetch(`http://127.0.0.1:${port}/zaken/api/v1/openapi.json`)).status, 200, 'the OpenAPI document is public');
     } finally {
       await registry.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { BACKENDS } from './helpers/backends.js';
-import { RSIN, RSIN_2, ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { RSIN, RSIN_2, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
 for (const backend of BACKENDS) {
   describe(`Zaak resource on ${backend.name}`, () => {
