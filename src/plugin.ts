@@ -18,6 +18,8 @@ export interface ZaakAuthorization {
 /** Who is calling, as established by an `authenticate` hook. */
 export interface Principal {
   clientId: string;
+  /** The application's label (`applicatieWeergave` in the audit trail). */
+  applicationLabel?: string;
   userId?: string;
   userRepresentation?: string;
   /** `heeftAlleAutorisaties`: every operation on every zaak. */
