@@ -1,4 +1,5 @@
 import type { RequestContext } from './plugin.js';
+import type { AccessSubject } from './resources/shared/access.js';
 
 /** A JSON Schema in the OpenAPI 3.0 dialect: one object serves ajv validation and the served document. */
 export type JsonSchema = Record<string, unknown>;
@@ -33,8 +34,16 @@ export interface Operation {
   authenticated?: boolean;
   /** False to leave it out of the served OpenAPI document; default true. */
   documented?: boolean;
-  /** The scopes the standard requires (documented here, enforced by the authorization plugin). */
+  /**
+   * The scopes the standard requires, any one of them (`zaken.bijwerken | zaken.geforceerd-bijwerken`).
+   * The core refuses (403) unless the principal holds one for every zaak the operation acts on.
+   */
   scopes?: string[];
+  /**
+   * The zaken (type and confidentiality) the request acts on, once `prepare` ran; default: `ctx.zaak`.
+   * None (lists): one of the scopes for any zaaktype suffices and the rows are filtered in SQL.
+   */
+  accessSubjects?: (ctx: RequestContext) => AccessSubject[];
   queryParameters?: QueryParameter[];
   requestBody?: JsonSchema;
   /**
@@ -57,5 +66,7 @@ export interface Operation {
     requestSchema?: JsonSchema;
     /** Content type of the success body (default application/json). */
     contentType?: string;
+    /** Retrieve operations: document HEAD (`*_headers`) too; default true. */
+    head?: boolean;
   };
 }

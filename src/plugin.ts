@@ -65,6 +65,11 @@ export interface RequestContext {
   principal?: Principal;
   /** The current representation, for operations on one existing resource. */
   current?: Record<string, unknown>;
+  /**
+   * The zaak the request acts on: the zaak itself, or the zaak of the record (its own fields, without
+   * the derived lists). Authorization is decided on its zaaktype and vertrouwelijkheidaanduiding.
+   */
+  zaak?: Record<string, unknown>;
   /** Writes: the values about to be stored (API field names); `beforeWrite` hooks may derive more. */
   data?: Record<string, unknown>;
   /** Writes: the representation after the write. */

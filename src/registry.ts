@@ -11,9 +11,11 @@ import type { Operation } from './operation.js';
 import { PluginHost } from './plugin-host.js';
 import type { Plugin, RegistryServices, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
+import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
+import { zaakRecordOperations } from './resources/records/index.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
-import { coreMigrations } from './storage/migrations/001-zaak.js';
+import { coreMigrations } from './storage/migrations/index.js';
 import { openStorage } from './storage/index.js';
 import type { Migration, Storage } from './storage/types.js';
 
@@ -83,9 +85,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     baseUrl,
   };
 
-  const operations: Operation[] = zaakOperations();
+  const records = zaakRecordOperations();
+  const operations: Operation[] = [...zaakOperations(), ...records.operations, ...audittrailOperations()];
   const migrations: Migration[] = [...coreMigrations];
-  const fragments: OpenApiFragment[] = [zaakOpenApi];
+  const fragments: OpenApiFragment[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];
   let assembling = true;
   const whileAssembling = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => {
     if (!assembling) throw new Error(`${what} is only possible during setup, before the registry starts`);

@@ -4,6 +4,7 @@ import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
 import { pickDeclared, validate } from '../schema/validate.js';
+import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { problemResponse } from './problem-response.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,6 +69,13 @@ function send(res: Response, response: ResponseState): void {
   res.end(payload);
 }
 
+/** zrc-006: the operation's scopes for the zaken it acts on; `authorize` hooks may refuse more. */
+function checkScopes(operation: Operation, ctx: RequestContext): void {
+  if (!operation.scopes?.length || !ctx.principal) return;
+  const subjects = operation.accessSubjects?.(ctx) ?? (ctx.zaak ? [ctx.zaak as unknown as AccessSubject] : []);
+  assertAccess(ctx.principal, operation.scopes, subjects);
+}
+
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
 export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -92,6 +100,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       ctx.body = parseBody(operation, req);
       await operation.prepare?.(ctx);
       if (operation.write) ctx.data ??= { ...ctx.body };
+      checkScopes(operation, ctx);
       await host.run('authorize', ctx);
       if (operation.write) {
         await host.run('validate', ctx);

@@ -140,7 +140,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: readonly Operation[]
     if (operation.documented === false) continue;
     const item = (paths[operation.path] ??= {});
     item[operation.method] = operationObject(operation, errors);
-    if (operation.method === 'get' && operation.action === 'retrieve') item.head = operationObject(operation, errors, true);
+    if (operation.method === 'get' && operation.action === 'retrieve' && operation.openapi.head !== false) item.head = operationObject(operation, errors, true);
   }
   const document: Record<string, unknown> = {
     openapi: '3.0.3',

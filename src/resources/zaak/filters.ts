@@ -59,7 +59,7 @@ const rolExists = (name: string, description: string, schema: JsonSchema, where:
     }),
 });
 
-const ROL_IDENTIFICATION_FILTERS: [string, string, (typeof ROL_IDENTIFICATION_KEYS)[number], number | undefined][] = [
+export const ROL_IDENTIFICATION_FILTERS: [string, string, (typeof ROL_IDENTIFICATION_KEYS)[number], number | undefined][] = [
   ['natuurlijkPersoon__inpBsn', 'natuurlijk_persoon', 'inpBsn', 9],
   ['natuurlijkPersoon__anpIdentificatie', 'natuurlijk_persoon', 'anpIdentificatie', 17],
   ['natuurlijkPersoon__inpA_nummer', 'natuurlijk_persoon', 'inpA_nummer', 10],

@@ -150,9 +150,17 @@ export async function findZaakIdByUuid(db: Knex | Knex.Transaction, uuid: string
 export interface ZaakRelations {
   deelzaken: Map<number, string[]>;
   rollen: Map<number, string[]>;
+  eigenschappen: Map<number, string[]>;
+  zaakinformatieobjecten: Map<number, string[]>;
+  zaakobjecten: Map<number, string[]>;
+  /** The latest status (by datumStatusGezet). */
+  status: Map<number, string>;
+  resultaat: Map<number, string>;
 }
 
-function groupBy(rows: { owner: number; uuid: string }[]): Map<number, string[]> {
+type Owned = { owner: number; uuid: string };
+
+function groupBy(rows: Owned[]): Map<number, string[]> {
   const map = new Map<number, string[]>();
   for (const row of rows) {
     const list = map.get(row.owner);
@@ -162,11 +170,36 @@ function groupBy(rows: { owner: number; uuid: string }[]): Map<number, string[]>
   return map;
 }
 
+const single = (rows: Owned[]) => new Map(rows.map((row) => [row.owner, row.uuid]));
+
+/** Per zaak, the uuid of its latest status: the one Zaak.status and indicatieLaatstGezetteStatus name. */
+export function latestStatuses(db: Knex | Knex.Transaction, zaakIds: number[]): Promise<Owned[]> {
+  return db('status')
+    .distinctOn('zaak_id')
+    .whereIn('zaak_id', zaakIds)
+    .orderBy([{ column: 'zaak_id' }, { column: 'datum_status_gezet', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select({ owner: 'zaak_id', uuid: 'uuid' });
+}
+
 export async function loadZaakRelations(db: Knex | Knex.Transaction, ids: number[]): Promise<ZaakRelations> {
-  if (!ids.length) return { deelzaken: new Map(), rollen: new Map() };
-  const [deelzaken, rollen] = await Promise.all([
-    db('zaak').whereIn('hoofdzaak_id', ids).orderBy('id').select({ owner: 'hoofdzaak_id', uuid: 'uuid' }),
-    db('rol').whereIn('zaak_id', ids).orderBy('id').select({ owner: 'zaak_id', uuid: 'uuid' }),
+  const owned = (table: string, owner = 'zaak_id') =>
+    ids.length ? (db(table).whereIn(owner, ids).orderBy('id').select({ owner, uuid: 'uuid' }) as Promise<Owned[]>) : Promise.resolve([]);
+  const [deelzaken, rollen, eigenschappen, zios, zaakobjecten, statussen, resultaten] = await Promise.all([
+    owned('zaak', 'hoofdzaak_id'),
+    owned('rol'),
+    owned('zaakeigenschap'),
+    owned('zaakinformatieobject'),
+    owned('zaakobject'),
+    ids.length ? latestStatuses(db, ids) : Promise.resolve([]),
+    owned('resultaat'),
   ]);
-  return { deelzaken: groupBy(deelzaken), rollen: groupBy(rollen) };
+  return {
+    deelzaken: groupBy(deelzaken),
+    rollen: groupBy(rollen),
+    eigenschappen: groupBy(eigenschappen),
+    zaakinformatieobjecten: groupBy(zios),
+    zaakobjecten: groupBy(zaakobjecten),
+    status: single(statussen),
+    resultaat: single(resultaten),
+  };
 }

@@ -1,7 +1,6 @@
 import { BETALINGSINDICATIE_WEERGAVE } from '../shared/enums.js';
+import { iso } from '../shared/references.js';
 import type { ZaakRelations, ZaakRow } from './repository.js';
-
-const iso = (value: unknown): string | null => (value instanceof Date ? value.toISOString() : (value as string | null) ?? null);
 
 /** The Zaak as clients receive it, fields in the order of the standard; nested groups always nested. */
 export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: string): Record<string, unknown> {
@@ -34,16 +33,16 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
     hoofdzaak: row.hoofdzaak_uuid ? zaakUrl(row.hoofdzaak_uuid) : null,
     deelzaken: (relations.deelzaken.get(row.id) ?? []).map(zaakUrl),
     relevanteAndereZaken: row.relevante_andere_zaken,
-    eigenschappen: [],
+    eigenschappen: (relations.eigenschappen.get(row.id) ?? []).map((uuid) => `${zaakUrl(row.uuid)}/zaakeigenschappen/${uuid}`),
     rollen: (relations.rollen.get(row.id) ?? []).map((uuid) => `${baseUrl}/rollen/${uuid}`),
-    status: null,
-    zaakinformatieobjecten: [],
-    zaakobjecten: [],
+    status: relations.status.has(row.id) ? `${baseUrl}/statussen/${relations.status.get(row.id)}` : null,
+    zaakinformatieobjecten: (relations.zaakinformatieobjecten.get(row.id) ?? []).map((uuid) => `${baseUrl}/zaakinformatieobjecten/${uuid}`),
+    zaakobjecten: (relations.zaakobjecten.get(row.id) ?? []).map((uuid) => `${baseUrl}/zaakobjecten/${uuid}`),
     kenmerken: row.kenmerken,
     archiefnominatie: row.archiefnominatie || null,
     archiefstatus: row.archiefstatus,
     archiefactiedatum: row.archiefactiedatum ?? null,
-    resultaat: null,
+    resultaat: relations.resultaat.has(row.id) ? `${baseUrl}/resultaten/${relations.resultaat.get(row.id)}` : null,
     opdrachtgevendeOrganisatie: row.opdrachtgevende_organisatie,
     processobjectaard: row.processobjectaard ?? null,
     startdatumBewaartermijn: row.startdatum_bewaartermijn ?? null,
@@ -54,4 +53,22 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
       registratie: row.processobject_registratie,
     },
   };
+}
+
+const NO_RELATIONS: ZaakRelations = {
+  deelzaken: new Map(),
+  rollen: new Map(),
+  eigenschappen: new Map(),
+  zaakinformatieobjecten: new Map(),
+  zaakobjecten: new Map(),
+  status: new Map(),
+  resultaat: new Map(),
+};
+const DERIVED_LISTS = ['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat'];
+
+/** A zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */
+export function zaakSummary(row: ZaakRow, baseUrl: string): Record<string, unknown> {
+  const zaak = renderZaak(row, NO_RELATIONS, baseUrl);
+  for (const key of DERIVED_LISTS) delete zaak[key];
+  return zaak;
 }

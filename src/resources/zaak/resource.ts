@@ -7,9 +7,12 @@ import { RemoteError } from '../../remote/fetch.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
-import { restrictToAuthorized } from './access.js';
+import { restrictToAuthorized } from '../shared/access.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
-import { renderZaak } from './representation.js';
+import { renderZaak, zaakSummary } from './representation.js';
+import { recordAudit } from '../audittrail/record.js';
+import { localZaakUuid } from '../shared/references.js';
+import type { AccessSubject } from '../shared/access.js';
 import {
   findZaakByUuid,
   findZaakIdByUuid,
@@ -44,6 +47,7 @@ async function loadCurrent(ctx: RequestContext, db: Knex | Knex.Transaction = ct
   const row = await findZaakByUuid(db, ctx.params.uuid);
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.current = (await render(db, [row], ctx.baseUrl))[0];
+  ctx.zaak = zaakSummary(row, ctx.baseUrl);
   return row;
 }
 
@@ -54,12 +58,9 @@ function localDate(): string {
 
 /** `hoofdzaak` is a local reference: it must be the URL of a zaak in this registry. */
 async function resolveHoofdzaak(ctx: RequestContext, url: string): Promise<number> {
-  const prefix = `${ctx.baseUrl}/zaken/`;
-  const uuid = url.startsWith(prefix) ? url.slice(prefix.length) : '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) {
-    throw invalidParam('hoofdzaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
-  }
-  const id = await findZaakIdByUuid(ctx.registry.storage.knex, uuid.toLowerCase());
+  const uuid = localZaakUuid(ctx.baseUrl, url);
+  if (!uuid) throw invalidParam('hoofdzaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
+  const id = await findZaakIdByUuid(ctx.registry.storage.knex, uuid);
   if (id === undefined) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
   return id;
 }
@@ -98,7 +99,22 @@ async function writeAndRender(ctx: RequestContext, id: number, status: number): 
   ctx.result = (await render(ctx.tx!, [row], ctx.baseUrl))[0];
   ctx.response.status = status;
   ctx.response.body = ctx.result;
+  await recordAudit(ctx, {
+    zaakId: id,
+    hoofdObject: String(ctx.result.url),
+    resource: 'zaak',
+    resourceUrl: String(ctx.result.url),
+    resourceWeergave: String(ctx.result.identificatie),
+    oud: ctx.current ?? null,
+    nieuw: ctx.result,
+  });
 }
+
+/** The zaak as it will be: what creating or changing it must be authorized for. */
+const zaakAfterWrite = (ctx: RequestContext): AccessSubject => ({
+  zaaktype: String(ctx.data?.zaaktype ?? ctx.zaak?.zaaktype),
+  vertrouwelijkheidaanduiding: String(ctx.data?.vertrouwelijkheidaanduiding ?? ctx.zaak?.vertrouwelijkheidaanduiding),
+});
 
 function applyFilters(query: Knex.QueryBuilder, filters: ZaakFilter[], values: Record<string, unknown>): void {
   for (const filter of filters) if (values[filter.name] !== undefined) filter.apply(query, values[filter.name]);
@@ -178,6 +194,7 @@ export function zaakOperations(): Operation[] {
       action: 'create',
       write: true,
       scopes: ['zaken.aanmaken'],
+      accessSubjects: (ctx) => [zaakAfterWrite(ctx)],
       requestBody: createSchema,
       prepare: (ctx) => prepareData(ctx, true),
       async execute(ctx) {
@@ -247,7 +264,9 @@ export function zaakOperations(): Operation[] {
         resource: 'zaak',
         action,
         write: true,
-        scopes: ['zaken.bijwerken'],
+        scopes: ['zaken.bijwerken', 'zaken.geforceerd-bijwerken'],
+        // Allowed on the zaak as it is and as it will be: no moving a zaak out of one's reach.
+        accessSubjects: (ctx) => [ctx.zaak as unknown as AccessSubject, zaakAfterWrite(ctx)],
         requestBody: action === 'update' ? createSchema : patchSchema,
         async prepare(ctx) {
           await loadCurrent(ctx);

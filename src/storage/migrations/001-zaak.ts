@@ -98,4 +98,3 @@ export const zaakMigration: Migration = {
   },
 };
 
-export const coreMigrations: readonly Migration[] = [zaakMigration];

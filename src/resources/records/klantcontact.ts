@@ -1,0 +1,28 @@
+import type { ZaakRecordDefinition } from '../shared/records.js';
+
+/** Klantcontact: a contact with a customer about the zaak (deprecated in favour of zaakcontactmomenten). */
+export const klantcontactDefinition: ZaakRecordDefinition = {
+  name: 'klantcontact',
+  table: 'klantcontact',
+  path: '/klantcontacten',
+  tag: 'klantcontacten',
+  component: 'KlantContact',
+  label: 'KLANTCONTACT',
+  actions: ['list', 'create', 'retrieve'],
+  scopes: { read: ['zaken.lezen'], create: ['zaken.bijwerken', 'zaken.geforceerd-bijwerken'] },
+  paginated: true,
+  fields: [
+    { field: 'identificatie', column: 'identificatie' },
+    { field: 'datumtijd', column: 'datumtijd', kind: 'timestamp' },
+    { field: 'kanaal', column: 'kanaal' },
+    { field: 'onderwerp', column: 'onderwerp' },
+    { field: 'toelichting', column: 'toelichting' },
+  ],
+  async prepare(data, { ctx }) {
+    if (data.identificatie) return;
+    // `KC-00000000042`: from a sequence (fits the 14 characters of the field), unique across processes.
+    const { rows } = await ctx.registry.storage.knex.raw<{ rows: { n: number }[] }>("select nextval('klantcontact_identificatie_seq')::int8 as n");
+    data.identificatie = `KC-${String(rows[0].n).padStart(11, '0')}`;
+  },
+  weergave: (klantcontact) => String(klantcontact.identificatie),
+};

@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+import { ProblemError, invalidParam } from '../../problem.js';
+import { grantedScopes } from '../shared/access.js';
+import { localUuid } from '../shared/references.js';
+import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
+import { latestStatuses } from '../zaak/repository.js';
+
+const ONLY_FIRST_STATUS = 'Met de scope zaken.aanmaken alleen mag enkel de eerste status van een zaak gezet worden.';
+
+/** Status: GET and POST only (a status is history; it is never changed or removed by itself). */
+export const statusDefinition: ZaakRecordDefinition = {
+  name: 'status',
+  table: 'status',
+  path: '/statussen',
+  tag: 'statussen',
+  component: 'Status',
+  label: 'STATUS',
+  actions: ['list', 'create', 'retrieve', 'headers'],
+  scopes: { read: ['zaken.lezen'], create: ['zaken.aanmaken', 'zaken.statussen.toevoegen', 'zaken.heropenen'] },
+  paginated: true,
+  fields: [
+    { field: 'statustype', column: 'statustype' },
+    { field: 'datumStatusGezet', column: 'datum_status_gezet', kind: 'timestamp' },
+    { field: 'statustoelichting', column: 'statustoelichting' },
+  ],
+  filters: [
+    columnFilter('status', 'statustype', 'statustype', 'URL-referentie naar het STATUSTYPE.', { type: 'string', format: 'uri' }),
+    {
+      name: 'indicatieLaatstGezetteStatus',
+      description: 'Alleen de laatst gezette status van elke zaak (true), of juist de andere (false).',
+      schema: { type: 'boolean' },
+      apply(query, value) {
+        const later = (q: Knex.QueryBuilder) =>
+          q
+            .select(1)
+            .from('status as later')
+            .whereRaw('later.zaak_id = status.zaak_id')
+            .andWhereRaw('(later.datum_status_gezet, later.id) > (status.datum_status_gezet, status.id)');
+        if (value) query.whereNotExists(later);
+        else query.whereExists(later);
+      },
+    },
+  ],
+  joins: (query) => void query.leftJoin('rol as gezetdoor', 'gezetdoor.id', 'status.gezetdoor_id').select({ gezetdoor_uuid: 'gezetdoor.uuid' }),
+  async prepare(data, { ctx, zaak }) {
+    // zaken.aanmaken alone (without statussen.toevoegen or heropenen) sets only a zaak's first status.
+    const granted = grantedScopes(ctx.principal!, { zaaktype: String(zaak.zaaktype), vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding) });
+    const onlyCreate = granted !== 'all' && !granted.has('zaken.statussen.toevoegen') && !granted.has('zaken.heropenen');
+    if (onlyCreate && (await ctx.registry.storage.knex('status').where({ zaak_id: zaak.id }).first('id'))) {
+      throw new ProblemError('permission_denied', { detail: ONLY_FIRST_STATUS });
+    }
+    if (!data.gezetdoor) return { gezetdoor_id: null };
+    const uuid = localUuid(ctx.baseUrl, '/rollen', String(data.gezetdoor));
+    if (!uuid) throw invalidParam('gezetdoor', 'no_match', 'Ongeldige hyperlink - geen URL van een rol in deze registratie.');
+    const rol = await ctx.registry.storage.knex('rol').where({ uuid }).first('id', 'zaak_id');
+    if (!rol) throw invalidParam('gezetdoor', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    if (rol.zaak_id !== zaak.id) throw invalidParam('gezetdoor', 'invalid', 'De rol hoort niet bij de zaak van de status.');
+    return { gezetdoor_id: rol.id };
+  },
+  async derive(db, rows, baseUrl) {
+    const zaakIds = [...new Set(rows.map((r) => r.zaak_id))];
+    const [latest, zios] = await Promise.all([
+      zaakIds.length ? latestStatuses(db, zaakIds) : [],
+      rows.length
+        ? db('zaakinformatieobject').whereIn('status_id', rows.map((r) => r.id)).orderBy('id').select('status_id', 'uuid')
+        : [],
+    ]);
+    const latestUuids = new Set(latest.map((l) => l.uuid));
+    const ziosByStatus = new Map<number, string[]>();
+    for (const zio of zios as { status_id: number; uuid: string }[]) {
+      ziosByStatus.set(zio.status_id, [...(ziosByStatus.get(zio.status_id) ?? []), `${baseUrl}/zaakinformatieobjecten/${zio.uuid}`]);
+    }
+    return (row: RecordRow) => ({
+      indicatieLaatstGezetteStatus: latestUuids.has(row.uuid),
+      gezetdoor: row.gezetdoor_uuid ? `${baseUrl}/rollen/${String(row.gezetdoor_uuid)}` : '',
+      zaakinformatieobjecten: ziosByStatus.get(row.id) ?? [],
+    });
+  },
+  weergave: (status) => `Status van ${String(status.datumStatusGezet)}`,
+};

@@ -1,0 +1,63 @@
+import type { InvalidParam } from '../../problem.js';
+import { CREATED_WITH_ZAAK } from './scopes.js';
+import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import { contractSchema } from '../contract/index.js';
+
+const OBJECT_TYPES = (contractSchema('ObjectTypeEnum').enum as string[]).filter((v) => typeof v === 'string');
+
+function overigeErrors(zaakobject: Record<string, unknown>): InvalidParam[] {
+  const overige = zaakobject.objectType === 'overige';
+  if (overige && !zaakobject.objectTypeOverige && !zaakobject.objectTypeOverigeDefinitie) {
+    return [
+      {
+        name: 'nonFieldErrors',
+        code: 'missing-object-type-overige',
+        reason: 'Als `objectType` de waarde "overige" heeft, moet `objectTypeOverige` of `objectTypeOverigeDefinitie` van een waarde voorzien zijn.',
+      },
+    ];
+  }
+  if (!overige && (zaakobject.objectTypeOverige || zaakobject.objectTypeOverigeDefinitie)) {
+    return [
+      {
+        name: 'nonFieldErrors',
+        code: 'invalid-object-type-overige-usage',
+        reason: 'Als `objectType` niet de waarde "overige" heeft, mogen `objectTypeOverige` en `objectTypeOverigeDefinitie` niet van een waarde voorzien zijn.',
+      },
+    ];
+  }
+  return [];
+}
+
+/** ZaakObject: an object the zaak is about, by URL or by an identification whose shape follows objectType. */
+export const zaakobjectDefinition: ZaakRecordDefinition = {
+  name: 'zaakobject',
+  table: 'zaakobject',
+  path: '/zaakobjecten',
+  tag: 'zaakobjecten',
+  component: 'ZaakObject',
+  label: 'ZAAKOBJECT',
+  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  scopes: CREATED_WITH_ZAAK,
+  paginated: true,
+  fields: [
+    { field: 'object', column: 'object' },
+    { field: 'zaakobjecttype', column: 'zaakobjecttype' },
+    { field: 'objectType', column: 'object_type' },
+    { field: 'objectTypeOverige', column: 'object_type_overige' },
+    { field: 'objectTypeOverigeDefinitie', column: 'object_type_overige_definitie', kind: 'json' },
+    { field: 'relatieomschrijving', column: 'relatieomschrijving' },
+    { field: 'objectIdentificatie', column: 'object_identificatie', kind: 'json' },
+  ],
+  filters: [
+    columnFilter('zaakobject', 'object', 'object', 'URL-referentie naar de resource die het OBJECT beschrijft.', { type: 'string', format: 'uri' }),
+    columnFilter('zaakobject', 'objectType', 'object_type', 'Het type OBJECT gerelateerd aan de ZAAK.', { type: 'string', enum: OBJECT_TYPES }),
+  ],
+  variant: { discriminator: 'objectType', field: 'objectIdentificatie' },
+  check(zaakobject) {
+    if (!zaakobject.object && !zaakobject.objectIdentificatie) {
+      return [{ name: 'nonFieldErrors', code: 'invalid-zaakobject', reason: 'object of objectIdentificatie moet opgegeven zijn.' }];
+    }
+    return overigeErrors(zaakobject);
+  },
+  weergave: (zaakobject) => `${String(zaakobject.objectType)}: ${String(zaakobject.object || zaakobject.relatieomschrijving || '')}`,
+};

@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../../plugin.js';
+import { ProblemError } from '../../problem.js';
+import { vertrouwelijkheidRank } from './enums.js';
+
+export const ZAKEN_LEZEN = 'zaken.lezen';
+
+/** What an authorization is decided on: the zaak's type and confidentiality. */
+export interface AccessSubject {
+  zaaktype: string;
+  vertrouwelijkheidaanduiding: string;
+}
+
+/**
+ * The scopes a principal holds for one zaak: those of its authorizations for the zaak's type whose
+ * maximum confidentiality is at least the zaak's (zrc-006). `'all'` for heeftAlleAutorisaties.
+ */
+export function grantedScopes(principal: Principal, subject: AccessSubject): Set<string> | 'all' {
+  if (principal.allAuthorizations) return 'all';
+  const rank = vertrouwelijkheidRank(subject.vertrouwelijkheidaanduiding);
+  const scopes = new Set<string>();
+  for (const authorization of principal.authorizations) {
+    if (authorization.zaaktype !== subject.zaaktype) continue;
+    if (vertrouwelijkheidRank(authorization.maxVertrouwelijkheidaanduiding) < rank) continue;
+    for (const scope of authorization.scopes) scopes.add(scope);
+  }
+  return scopes;
+}
+
+export function hasAnyScope(principal: Principal, subject: AccessSubject, scopes: readonly string[]): boolean {
+  const granted = grantedScopes(principal, subject);
+  return granted === 'all' || scopes.some((scope) => granted.has(scope));
+}
+
+const denied = () => new ProblemError('permission_denied', { detail: 'Je hebt geen toestemming om deze actie uit te voeren.' });
+
+/**
+ * Refuses (403) unless the principal holds one of `scopes` for every subject; without subjects
+ * (lists, searches) one of them for any zaaktype is enough, the rows are filtered in SQL.
+ */
+export function assertAccess(principal: Principal, scopes: readonly string[], subjects: readonly AccessSubject[]): void {
+  if (principal.allAuthorizations) return;
+  if (!subjects.length) {
+    if (!principal.authorizations.some((a) => scopes.some((scope) => a.scopes.includes(scope)))) throw denied();
+    return;
+  }
+  for (const subject of subjects) if (!hasAnyScope(principal, subject, scopes)) throw denied();
+}
+
+/**
+ * Data filtering (zrc-006) in SQL: only zaken whose zaaktype the principal is authorized for with
+ * `scope`, at most as confidential as that authorization allows. Grouped per level so the query
+ * stays small; the query must have the `zaak` table in scope.
+ */
+export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Principal | undefined, scope = ZAKEN_LEZEN): void {
+  if (principal?.allAuthorizations) return;
+  const byRank = new Map<number, Set<string>>();
+  for (const authorization of principal?.authorizations ?? []) {
+    if (!authorization.scopes.includes(scope)) continue;
+    const rank = vertrouwelijkheidRank(authorization.maxVertrouwelijkheidaanduiding);
+    byRank.set(rank, (byRank.get(rank) ?? new Set()).add(authorization.zaaktype));
+  }
+  if (!byRank.size) {
+    query.whereRaw('false');
+    return;
+  }
+  query.where((outer) => {
+    for (const [rank, zaaktypen] of byRank) {
+      outer.orWhere((inner) => inner.whereIn('zaak.zaaktype', [...zaaktypen]).andWhere('zaak.vertrouwelijkheid_rank', '<=', rank));
+    }
+  });
+}

@@ -1,0 +1,422 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Operation, QueryParameter } from '../../operation.js';
+import type { OpenApiFragment } from '../../openapi/build.js';
+import type { RequestContext } from '../../plugin.js';
+import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
+import { requestSchema, validate } from '../../schema/validate.js';
+import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
+import { recordAudit } from '../audittrail/record.js';
+import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
+import { zaakSummary } from '../zaak/representation.js';
+import { findZaakByUuid, type ZaakRow } from '../zaak/repository.js';
+import { restrictToAuthorized, type AccessSubject } from './access.js';
+import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
+import { iso, localZaakUuid } from './references.js';
+
+/** `headers`: HEAD on the detail path is documented (the contract lists it where ETags are served). */
+export type RecordAction = 'list' | 'create' | 'retrieve' | 'headers' | 'update' | 'partial_update' | 'destroy';
+
+/** An API field stored in a column of the record's table. */
+export interface StoredField {
+  field: string;
+  column: string;
+  kind?: 'text' | 'json' | 'timestamp';
+}
+
+/** A filter of a record list: its query parameter and how it narrows the query. */
+export interface RecordFilter extends QueryParameter {
+  apply(query: Knex.QueryBuilder, value: unknown, ctx: RequestContext): void;
+}
+
+/** A record row as read: its columns plus the uuid of its zaak. */
+export interface RecordRow {
+  id: number;
+  uuid: string;
+  zaak_id: number;
+  zaak_uuid: string;
+  [column: string]: unknown;
+}
+
+export interface PrepareContext {
+  ctx: RequestContext;
+  creating: boolean;
+  /** The zaak the record belongs to after the change. */
+  zaak: ZaakRow;
+  /** The record as it is now (updates). */
+  current?: RecordRow;
+}
+
+/**
+ * A record that belongs to a zaak (Status, Rol, ZaakObject, ...): declared once, served as the
+ * operations the contract lists for it, with validation, zrc-006 filtering and the audit trail.
+ */
+export interface ZaakRecordDefinition {
+  /** Singular name: operationId prefix and `resource` in the audit trail, e.g. `status`. */
+  name: string;
+  table: string;
+  /** Collection path: `/statussen`, or nested `/zaken/{zaak_uuid}/zaakeigenschappen`. */
+  path: string;
+  tag: string;
+  /** The contract schema that describes it, e.g. `Status`. */
+  component: string;
+  /** Name in summaries, e.g. `STATUS`. */
+  label: string;
+  actions: RecordAction[];
+  /** Scopes per kind of operation; any one of a list suffices. */
+  scopes: { read: string[]; create: string[]; update?: string[]; destroy?: string[] };
+  /** Lists are paginated, or bare arrays, as the contract says. */
+  paginated: boolean;
+  /** Stored fields besides `zaak`, client-writable or derived when written. */
+  fields: StoredField[];
+  filters?: RecordFilter[];
+  /** A polymorphic field whose shape depends on a discriminator (Rol.betrokkeneIdentificatie). */
+  variant?: { discriminator: string; field: string };
+  /** Rules beyond the schema, on the complete record after the change. */
+  check?(record: Record<string, unknown>): InvalidParam[];
+  /**
+   * Resolves references and derives stored values before the write (catalog look-ups, local links):
+   * sets derived API fields on `data`, returns columns that are no API field (a resolved link's id).
+   */
+  prepare?(data: Record<string, unknown>, context: PrepareContext): Promise<Record<string, unknown> | void>;
+  /** Read-only fields derived from other records, for a page of rows in a fixed number of queries. */
+  derive?(db: Knex | Knex.Transaction, rows: RecordRow[], baseUrl: string): Promise<(row: RecordRow) => Record<string, unknown>>;
+  /** Columns to select besides the table's own (joined values the representation needs). */
+  joins?(query: Knex.QueryBuilder): void;
+  /** A unique constraint's name → the error to answer when a write violates it. */
+  unique?: Record<string, InvalidParam>;
+  /** `resourceWeergave` in the audit trail. */
+  weergave(record: Record<string, unknown>): string;
+}
+
+const state = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; columns?: Record<string, unknown> }>();
+
+/** The operations, schemas and helpers of one zaak record resource. */
+export function zaakRecordResource(def: ZaakRecordDefinition) {
+  const nested = def.path.includes('{zaak_uuid}');
+  const schema = contractSchema(def.component);
+  const properties = Object.keys(schema.properties as object);
+  const fieldsByName = new Map(def.fields.map((f) => [f.field, f]));
+  const bodySchema = withVariantField(requestSchema(schema), def);
+  const patchSchema = withVariantField(requestSchema(schema, { partial: true }), def);
+  const ref = { $ref: `#/components/schemas/${def.component}` };
+  const detailPath = `${def.path}/{uuid}`;
+  const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
+    `${baseUrl}${def.path.replace('{zaak_uuid}', row.zaak_uuid)}/${row.uuid}`;
+
+  function select(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+    const query = db(def.table).join('zaak', 'zaak.id', `${def.table}.zaak_id`).select(`${def.table}.*`, { zaak_uuid: 'zaak.uuid' });
+    def.joins?.(query);
+    return query;
+  }
+
+  /** Representations for a page of rows, fields in the contract's order. */
+  async function render(db: Knex | Knex.Transaction, rows: RecordRow[], baseUrl: string): Promise<Record<string, unknown>[]> {
+    const derived: (row: RecordRow) => Record<string, unknown> = (await def.derive?.(db, rows, baseUrl)) ?? (() => ({}));
+    return rows.map((row) => {
+      const extra = derived(row);
+      const out: Record<string, unknown> = {};
+      for (const name of properties) {
+        if (name === 'url') out.url = urlOf(baseUrl, row);
+        else if (name === 'uuid') out.uuid = row.uuid;
+        else if (name === 'zaak') out.zaak = `${baseUrl}/zaken/${row.zaak_uuid}`;
+        else if (name in extra) out[name] = extra[name];
+        else if (fieldsByName.has(name)) out[name] = fromColumn(row, fieldsByName.get(name)!);
+      }
+      return out;
+    });
+  }
+
+  function toColumns(data: Record<string, unknown>): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (const field of def.fields) {
+      if (!(field.field in data)) continue;
+      const value = data[field.field];
+      if (field.kind === 'json') row[field.column] = value === null || value === undefined ? null : JSON.stringify(value);
+      else if (field.kind === 'timestamp') row[field.column] = value ?? null;
+      else row[field.column] = value ?? '';
+    }
+    return row;
+  }
+
+  async function findRow(db: Knex | Knex.Transaction, uuid: string, zaakUuid?: string, forUpdate = false): Promise<RecordRow | undefined> {
+    const query = select(db).where(`${def.table}.uuid`, uuid);
+    if (zaakUuid) query.where('zaak.uuid', zaakUuid);
+    if (forUpdate) query.forUpdate(def.table);
+    return (await query.first()) as RecordRow | undefined;
+  }
+
+  /** Detail operations: the record and its zaak, or 404. */
+  async function loadCurrent(ctx: RequestContext): Promise<RecordRow> {
+    const db = ctx.registry.storage.knex;
+    const row = await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined);
+    if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+    const zaak = (await findZaakByUuid(db, row.zaak_uuid))!;
+    ctx.current = (await render(db, [row], ctx.baseUrl))[0];
+    ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+    state.set(ctx, { zaak, row });
+    return row;
+  }
+
+  /** The zaak of a new or changed record: from the path (nested) or the `zaak` URL in the body. */
+  async function zaakFor(ctx: RequestContext, data: Record<string, unknown>, current?: RecordRow): Promise<ZaakRow> {
+    const db = ctx.registry.storage.knex;
+    if (nested) {
+      const zaak = await findZaakByUuid(db, ctx.params.zaak_uuid);
+      if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+      if (typeof data.zaak === 'string' && localZaakUuid(ctx.baseUrl, data.zaak) !== zaak.uuid) {
+        throw invalidParam('zaak', 'invalid', 'De zaak moet de zaak uit het pad zijn.');
+      }
+      return zaak;
+    }
+    if (typeof data.zaak !== 'string') return (await findZaakByUuid(db, current!.zaak_uuid))!;
+    const uuid = localZaakUuid(ctx.baseUrl, data.zaak);
+    if (!uuid) throw invalidParam('zaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
+    const zaak = await findZaakByUuid(db, uuid);
+    if (!zaak) throw invalidParam('zaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    return zaak;
+  }
+
+  function variantErrors(record: Record<string, unknown>): InvalidParam[] {
+    if (!def.variant) return [];
+    const value = record[def.variant.field];
+    if (value === undefined || value === null) return [];
+    const shape = variantSchema(def.component, String(record[def.variant.discriminator]), def.variant.field);
+    return shape ? validate(shape, value, def.variant.field) : [];
+  }
+
+  async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
+    const current = creating ? undefined : await loadCurrent(ctx);
+    const data: Record<string, unknown> = { ...ctx.body };
+    const zaak = await zaakFor(ctx, data, current);
+    const before = state.get(ctx)?.zaak;
+    const record = { ...(ctx.current ?? {}), ...data };
+    const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
+    if (errors.length) throw validationError(errors);
+    const columns = (await def.prepare?.(data, { ctx, creating, zaak, current })) ?? {};
+    if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
+    ctx.data = data;
+    ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+    state.set(ctx, { zaak, row: current, columns });
+    // Moving a record to another zaak needs the scope on both.
+    if (before && before.id !== zaak.id) subjectsByCtx.set(ctx, [zaakSummary(before, ctx.baseUrl), ctx.zaak]);
+  }
+  const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
+  const accessSubjects = (ctx: RequestContext) => (subjectsByCtx.get(ctx) ?? (ctx.zaak ? [ctx.zaak] : [])) as unknown as AccessSubject[];
+
+  function uniqueError(error: unknown): ProblemError | undefined {
+    const e = error as { code?: string; constraint?: string };
+    const param = e.code === PG_UNIQUE_VIOLATION && e.constraint ? def.unique?.[e.constraint] : undefined;
+    return param ? validationError([param]) : undefined;
+  }
+
+  async function renderById(ctx: RequestContext, id: number): Promise<Record<string, unknown>> {
+    const row = (await select(ctx.tx!).where(`${def.table}.id`, id).first()) as RecordRow;
+    return (await render(ctx.tx!, [row], ctx.baseUrl))[0];
+  }
+
+  async function audit(ctx: RequestContext, zaak: ZaakRow, oud: Record<string, unknown> | null, nieuw: Record<string, unknown> | null) {
+    const subject = (nieuw ?? oud)!;
+    await recordAudit(ctx, {
+      zaakId: zaak.id,
+      hoofdObject: `${ctx.baseUrl}/zaken/${zaak.uuid}`,
+      resource: def.name,
+      resourceUrl: String(subject.url),
+      resourceWeergave: def.weergave(subject),
+      oud,
+      nieuw,
+    });
+  }
+
+  const read = { write: false, resource: def.name, scopes: def.scopes.read } as const;
+  const operations: Operation[] = [];
+  const has = (action: RecordAction) => def.actions.includes(action);
+  const filters = [...(nested ? [] : [zaakFilter]), ...(def.filters ?? [])];
+
+  if (has('list')) {
+    operations.push({
+      ...read,
+      id: `${def.name}_list`,
+      method: 'get',
+      path: def.path,
+      action: 'list',
+      queryParameters: [...filters, ...(def.paginated ? paginationParameters : [])],
+      async prepare(ctx) {
+        if (!nested) return;
+        const zaak = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.zaak_uuid);
+        if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+        ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+      },
+      async execute(ctx) {
+        const db = ctx.registry.storage.knex;
+        const base = db(def.table).join('zaak', 'zaak.id', `${def.table}.zaak_id`);
+        if (nested) base.where('zaak.uuid', ctx.params.zaak_uuid);
+        for (const filter of filters) if (ctx.query[filter.name] !== undefined) filter.apply(base, ctx.query[filter.name], ctx);
+        restrictToAuthorized(base, ctx.principal);
+        const page = def.paginated ? pageOf(ctx) : undefined;
+        const rowsQuery = select(db).whereIn(`${def.table}.id`, base.clone().select(`${def.table}.id`)).orderBy(`${def.table}.id`);
+        if (page) rowsQuery.limit(page.size).offset(page.offset);
+        const [rows, count] = await Promise.all([
+          rowsQuery as Promise<RecordRow[]>,
+          page ? base.clone().count({ count: '*' }).then(([r]) => Number(r.count)) : Promise.resolve(0),
+        ]);
+        const results = await render(db, rows, ctx.baseUrl);
+        ctx.response.body = page ? paginated(ctx, page, count, results) : results;
+      },
+      openapi: {
+        summary: `Alle ${def.label}en opvragen.`,
+        tags: [def.tag],
+        successStatus: 200,
+        responseSchema: def.paginated ? paginatedSchema(ref) : { type: 'array', items: ref },
+      },
+    });
+  }
+  if (has('create')) {
+    operations.push({
+      id: `${def.name}_create`,
+      method: 'post',
+      path: def.path,
+      resource: def.name,
+      action: 'create',
+      write: true,
+      scopes: def.scopes.create,
+      requestBody: bodySchema,
+      accessSubjects,
+      prepare: (ctx) => prepareWrite(ctx, true),
+      async execute(ctx) {
+        const { zaak, columns } = state.get(ctx)!;
+        let id: number;
+        try {
+          [{ id }] = await ctx.tx!(def.table)
+            .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(ctx.data!), ...columns })
+            .returning('id');
+        } catch (error) {
+          throw uniqueError(error) ?? error;
+        }
+        ctx.result = await renderById(ctx, id);
+        ctx.response.status = 201;
+        ctx.response.body = ctx.result;
+        ctx.response.headers.location = String(ctx.result.url);
+        await audit(ctx, zaak, null, ctx.result);
+      },
+      openapi: {
+        summary: `Maak een ${def.label} aan.`,
+        tags: [def.tag],
+        successStatus: 201,
+        responseSchema: ref,
+        requestSchema: ref,
+        successHeaders: { Location: { description: 'URL waar de resource leeft.', schema: { type: 'string', format: 'uri' } } },
+      },
+    });
+  }
+  if (has('retrieve')) {
+    operations.push({
+      ...read,
+      id: `${def.name}_retrieve`,
+      method: 'get',
+      path: detailPath,
+      action: 'retrieve',
+      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      async execute(ctx) {
+        ctx.response.body = ctx.current;
+      },
+      openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },
+    });
+  }
+  for (const action of ['update', 'partial_update'] as const) {
+    if (!has(action)) continue;
+    operations.push({
+      id: `${def.name}_${action}`,
+      method: action === 'update' ? 'put' : 'patch',
+      path: detailPath,
+      resource: def.name,
+      action,
+      write: true,
+      scopes: def.scopes.update,
+      requestBody: action === 'update' ? bodySchema : patchSchema,
+      accessSubjects,
+      prepare: (ctx) => prepareWrite(ctx, false),
+      async execute(ctx) {
+        const { zaak, row, columns } = state.get(ctx)!;
+        const locked = await findRow(ctx.tx!, row!.uuid, undefined, true);
+        if (!locked) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+        try {
+          await ctx.tx!(def.table).where({ id: locked.id }).update({ zaak_id: zaak.id, ...toColumns(ctx.data!), ...columns });
+        } catch (error) {
+          throw uniqueError(error) ?? error;
+        }
+        ctx.result = await renderById(ctx, locked.id);
+        ctx.response.body = ctx.result;
+        await audit(ctx, zaak, ctx.current!, ctx.result);
+      },
+      openapi: {
+        summary: action === 'update' ? `Werk een ${def.label} in zijn geheel bij.` : `Werk een ${def.label} deels bij.`,
+        tags: [def.tag],
+        successStatus: 200,
+        responseSchema: ref,
+        requestSchema: action === 'update' ? ref : { $ref: `#/components/schemas/Patched${def.component}` },
+      },
+    });
+  }
+  if (has('destroy')) {
+    operations.push({
+      id: `${def.name}_destroy`,
+      method: 'delete',
+      path: detailPath,
+      resource: def.name,
+      action: 'destroy',
+      write: true,
+      scopes: def.scopes.destroy,
+      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      async execute(ctx) {
+        const { zaak, row } = state.get(ctx)!;
+        await ctx.tx!(def.table).where({ id: row!.id }).delete();
+        ctx.response.status = 204;
+        await audit(ctx, zaak, ctx.current!, null);
+      },
+      openapi: { summary: `Verwijder een ${def.label}.`, tags: [def.tag], successStatus: 204 },
+    });
+  }
+
+  const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component) } };
+  return { operations, openapi, render, select, urlOf };
+}
+
+/** `?zaak=<url>`: the records of one zaak (a URL that is no zaak here matches nothing). */
+const zaakFilter: RecordFilter = {
+  name: 'zaak',
+  description: 'URL-referentie naar de ZAAK.',
+  schema: { type: 'string', format: 'uri' },
+  apply: (query, value, ctx) => void query.where('zaak.uuid', localZaakUuid(ctx.baseUrl, String(value)) ?? null),
+};
+
+/** Filters on a column of the record's table: `?statustype=<url>`. */
+export function columnFilter(table: string, name: string, column: string, description: string, schema: Record<string, unknown> = { type: 'string' }): RecordFilter {
+  return { name, description, schema, apply: (query, value) => void query.where(`${table}.${column}`, value as string) };
+}
+
+/** The request body also carries the polymorphic field, checked against its variant separately. */
+function withVariantField(schema: Record<string, unknown>, def: ZaakRecordDefinition): Record<string, unknown> {
+  if (!def.variant) return schema;
+  return { ...schema, properties: { ...(schema.properties as object), [def.variant.field]: { type: 'object', nullable: true } } };
+}
+
+function fromColumn(row: RecordRow, field: StoredField): unknown {
+  const value = row[field.column];
+  if (field.kind === 'timestamp') return iso(value);
+  return value ?? null;
+}
+
+/** The contract's schemas one resource refers to, transitively (served in the OpenAPI document). */
+function contractFragment(component: string): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const visit = (name: string) => {
+    if (out[name] || !contractComponents[name]) return;
+    out[name] = contractComponents[name];
+    for (const match of JSON.stringify(contractComponents[name]).matchAll(/#\/components\/schemas\/([A-Za-z_]+)/g)) visit(match[1]);
+  };
+  visit(component);
+  visit(`Patched${component}`);
+  return out;
+}
+

@@ -1,0 +1,6 @@
+import type { Migration } from '../types.js';
+import { zaakMigration } from './001-zaak.js';
+import { zaakRecordsMigration } from './002-zaak-records.js';
+
+/** The core's migrations, in order; plugins add theirs after these. */
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration];
