@@ -13,7 +13,8 @@ const addFormats = unwrap(addFormatsModule);
  * One ajv instance for every schema. The schemas are OpenAPI 3.0 (`nullable`, `readOnly`,
  * `example`), so strict mode is off; compiled validators are cached per schema object.
  */
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true });
+// Contract patterns are Python regular expressions (`[a-z\_]+`): no unicode flag, which rejects such escapes.
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true, unicodeRegExp: false });
 addFormats(ajv);
 // Existing ZGW clients send date-times with and without an offset; both are valid input.
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i);

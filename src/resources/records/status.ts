@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { grantedScopes } from '../shared/access.js';
-import { localUuid } from '../shared/references.js';
+import { inParallel, localUuid } from '../shared/references.js';
 import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
 import { latestStatuses } from '../zaak/repository.js';
 
@@ -59,15 +59,13 @@ export const statusDefinition: ZaakRecordDefinition = {
   },
   async derive(db, rows, baseUrl) {
     const zaakIds = [...new Set(rows.map((r) => r.zaak_id))];
-    const [latest, zios] = await Promise.all([
-      zaakIds.length ? latestStatuses(db, zaakIds) : [],
-      rows.length
-        ? db('zaakinformatieobject').whereIn('status_id', rows.map((r) => r.id)).orderBy('id').select('status_id', 'uuid')
-        : [],
+    const [latest, zios] = await inParallel<[{ uuid: string }[], { status_id: number; uuid: string }[]]>(db, [
+      async () => (zaakIds.length ? latestStatuses(db, zaakIds) : []),
+      async () => (rows.length ? db('zaakinformatieobject').whereIn('status_id', rows.map((r) => r.id)).orderBy('id').select('status_id', 'uuid') : []),
     ]);
     const latestUuids = new Set(latest.map((l) => l.uuid));
     const ziosByStatus = new Map<number, string[]>();
-    for (const zio of zios as { status_id: number; uuid: string }[]) {
+    for (const zio of zios) {
       ziosByStatus.set(zio.status_id, [...(ziosByStatus.get(zio.status_id) ?? []), `${baseUrl}/zaakinformatieobjecten/${zio.uuid}`]);
     }
     return (row: RecordRow) => ({

@@ -95,7 +95,8 @@ const state = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; colu
 export function zaakRecordResource(def: ZaakRecordDefinition) {
   const nested = def.path.includes('{zaak_uuid}');
   const schema = contractSchema(def.component);
-  const properties = Object.keys(schema.properties as object);
+  // A polymorphic field is declared by the variants only; it comes last, as in the contract's allOf.
+  const properties = [...Object.keys(schema.properties as object), ...(def.variant ? [def.variant.field] : [])];
   const fieldsByName = new Map(def.fields.map((f) => [f.field, f]));
   const bodySchema = withVariantField(requestSchema(schema), def);
   const patchSchema = withVariantField(requestSchema(schema, { partial: true }), def);
@@ -258,7 +259,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
         if (page) rowsQuery.limit(page.size).offset(page.offset);
         const [rows, count] = await Promise.all([
           rowsQuery as Promise<RecordRow[]>,
-          page ? base.clone().count({ count: '*' }).then(([r]) => Number(r.count)) : Promise.resolve(0),
+          page ? base.clone().count({ count: '*' }).then(([r]) => Number(r.count)) : 0,
         ]);
         const results = await render(db, rows, ctx.baseUrl);
         ctx.response.body = page ? paginated(ctx, page, count, results) : results;

@@ -14,3 +14,17 @@ export const localZaakUuid = (baseUrl: string, url: string) => localUuid(baseUrl
 
 /** Timestamps as ISO 8601 strings; other values as they are. */
 export const iso = (value: unknown): string | null => (value instanceof Date ? value.toISOString() : ((value as string | null) ?? null));
+
+/**
+ * Runs independent queries: in parallel on the pool, one after the other inside a transaction
+ * (its single connection runs one query at a time anyway; pg deprecates queueing them).
+ */
+export async function inParallel<T extends readonly unknown[]>(
+  db: { isTransaction?: boolean },
+  queries: { [K in keyof T]: () => Promise<T[K]> },
+): Promise<T> {
+  if (!db.isTransaction) return Promise.all(queries.map((q) => q())) as unknown as Promise<T>;
+  const results: unknown[] = [];
+  for (const query of queries) results.push(await query());
+  return results as unknown as T;
+}

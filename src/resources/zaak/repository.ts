@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
+import { inParallel } from '../shared/references.js';
 
 /** A zaak row as stored, plus the uuid of its hoofdzaak (joined). */
 export interface ZaakRow {
@@ -182,15 +183,15 @@ export function latestStatuses(db: Knex | Knex.Transaction, zaakIds: number[]): 
 }
 
 export async function loadZaakRelations(db: Knex | Knex.Transaction, ids: number[]): Promise<ZaakRelations> {
-  const owned = (table: string, owner = 'zaak_id') =>
-    ids.length ? (db(table).whereIn(owner, ids).orderBy('id').select({ owner, uuid: 'uuid' }) as Promise<Owned[]>) : Promise.resolve([]);
-  const [deelzaken, rollen, eigenschappen, zios, zaakobjecten, statussen, resultaten] = await Promise.all([
+  const owned = (table: string, owner = 'zaak_id') => async () =>
+    ids.length ? ((await db(table).whereIn(owner, ids).orderBy('id').select({ owner, uuid: 'uuid' })) as Owned[]) : [];
+  const [deelzaken, rollen, eigenschappen, zios, zaakobjecten, statussen, resultaten] = await inParallel<Owned[][]>(db, [
     owned('zaak', 'hoofdzaak_id'),
     owned('rol'),
     owned('zaakeigenschap'),
     owned('zaakinformatieobject'),
     owned('zaakobject'),
-    ids.length ? latestStatuses(db, ids) : Promise.resolve([]),
+    async () => (ids.length ? latestStatuses(db, ids) : []),
     owned('resultaat'),
   ]);
   return {
