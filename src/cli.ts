@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { autorisatiesApi } from './auth/autorisaties-api.js';
+import type { AuthOptions } from './auth/index.js';
+import { staticAuthorizations } from './auth/static-source.js';
+import type { AuthorizationSource } from './auth/types.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { DEFAULT_DATABASE, DEFAULT_PORT, loadConfig, type CliConfig } from './config.js';
-import { consoleLogger } from './log.js';
+import { consoleLogger, type Logger } from './log.js';
 import { createRegistry, type Registry } from './registry.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
@@ -26,8 +30,35 @@ Options:
 /** The demo catalog a development setup uses when no catalog is configured. */
 const DEMO_CATALOG = fileURLToPath(new URL('../examples/demo-catalog.json', import.meta.url));
 
+/** The configured applications: static, or from an Autorisaties API (fetched with its own allow-list: only the configured hosts). */
+function authorizationSource(config: CliConfig): AuthorizationSource | undefined {
+  if (config.applications) return staticAuthorizations(config.applications);
+  const api = config.autorisatiesApi;
+  if (!api) return undefined;
+  const hosts = [api.url, api.notifications?.url].filter((url): url is string => !!url).map((url) => new URL(url).host);
+  return autorisatiesApi({ ...api, remote: remoteClient({ ...config.remote, allowedHosts: hosts }) });
+}
+
+/** Development mode, or ZGW JWT authentication; never an open registry by omission. */
+function authorization(config: CliConfig, log: Logger): 'development' | AuthOptions {
+  if (config.development) return 'development';
+  const source = authorizationSource(config);
+  const clients = config.clients ?? {};
+  if (!source || !Object.keys(clients).length) {
+    throw new Error(
+      'no authentication configured: set "clients" and "applications" (or "autorisatiesApi") in the config file ' +
+        '(see docs/authentication.md), or pass --development on a developer machine',
+    );
+  }
+  for (const clientId of (config.applications ?? []).flatMap((application) => application.clientIds)) {
+    if (!Object.hasOwn(clients, clientId)) log.warn(`client id "${clientId}" has an application but no secret in "clients": it cannot authenticate`);
+  }
+  return { source, clients, ...config.jwt };
+}
+
 async function buildRegistry(config: CliConfig): Promise<Registry> {
   const log = consoleLogger(config.logLevel ?? 'info');
+  const auth = authorization(config, log);
   const remote = remoteClient({ allowedHosts: config.allowedHosts ?? [], ...config.remote });
   const catalogConfig = config.catalog ?? (config.development ? { type: 'static' as const, file: DEMO_CATALOG } : { type: 'http' as const });
   const catalog = catalogConfig.type === 'static' ? staticCatalog(catalogConfig.file) : httpCatalog({ remote });
@@ -37,7 +68,7 @@ async function buildRegistry(config: CliConfig): Promise<Registry> {
     storage: config.database ?? DEFAULT_DATABASE,
     catalog,
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
-    authorization: config.development ? 'development' : undefined,
+    authorization: auth,
     logger: log,
   });
 }

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { applicationProblems } from './auth/static-source.js';
+import type { Applicatie } from './auth/types.js';
 import type { JsonSchema } from './operation.js';
+import type { InvalidParam } from './problem.js';
 import { validate } from './schema/validate.js';
 
 /** The CLI's JSON configuration file; README documents every key. */
@@ -14,6 +17,16 @@ export interface CliConfig {
   allowedHosts?: string[];
   remote?: { timeoutMs?: number; maxBytes?: number; credentials?: Record<string, { clientId: string; secret: string }> };
   catalog?: { type: 'http' } | { type: 'static'; file: string };
+  /** The secret of each client id that may call the registry (ZGW JWT, HS256). */
+  clients?: Record<string, string>;
+  /** The applications, when they are not fetched from an Autorisaties API. */
+  applications?: Applicatie[];
+  autorisatiesApi?: {
+    url: string;
+    ttlSeconds?: number;
+    notifications?: { auth: string; url?: string; callbackUrl?: string; subscribe?: boolean };
+  };
+  jwt?: { leewaySeconds?: number; maxAgeSeconds?: number };
 }
 
 const configSchema: JsonSchema = {
@@ -51,8 +64,52 @@ const configSchema: JsonSchema = {
       required: ['type'],
       properties: { type: { type: 'string', enum: ['http', 'static'] }, file: { type: 'string', minLength: 1 } },
     },
+    clients: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+    // Each application is checked by applicationProblems (the Autorisaties API's own shape).
+    applications: { type: 'array' },
+    autorisatiesApi: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: { type: 'string', format: 'uri', minLength: 1 },
+        ttlSeconds: { type: 'integer', minimum: 0 },
+        notifications: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['auth'],
+          properties: {
+            auth: { type: 'string', minLength: 1 },
+            url: { type: 'string', format: 'uri', minLength: 1 },
+            callbackUrl: { type: 'string', format: 'uri', minLength: 1 },
+            subscribe: { type: 'boolean' },
+          },
+        },
+      },
+    },
+    jwt: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { leewaySeconds: { type: 'integer', minimum: 0 }, maxAgeSeconds: { type: 'integer', minimum: 1 } },
+    },
   },
 };
+
+/** The authentication keys' rules that the schema cannot say. */
+function authenticationProblems(config: CliConfig): InvalidParam[] {
+  const problems: InvalidParam[] = [];
+  if (config.applications && config.autorisatiesApi) {
+    problems.push({ name: 'applications', code: 'invalid', reason: 'Kies applications of autorisatiesApi, niet beide.' });
+  }
+  if (config.applications) problems.push(...applicationProblems(config.applications));
+  const notifications = config.autorisatiesApi?.notifications;
+  if (notifications?.subscribe) {
+    for (const key of ['url', 'callbackUrl'] as const) {
+      if (!notifications[key]) problems.push({ name: `autorisatiesApi.notifications.${key}`, code: 'required', reason: 'Nodig om te abonneren (subscribe).' });
+    }
+  }
+  return problems;
+}
 
 export const DEFAULT_DATABASE = '.zaakregister-data';
 export const DEFAULT_PORT = 8000;
@@ -67,7 +124,8 @@ export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
     } catch (error) {
       throw new Error(`cannot read config ${file}: ${(error as Error).message}`);
     }
-    const problems = validate(configSchema, raw);
+    const invalid = validate(configSchema, raw);
+    const problems = invalid.length ? invalid : authenticationProblems(raw as CliConfig);
     if (problems.length) throw new Error(`invalid config ${file}:\n${problems.map((p) => `  - ${p.name}: ${p.reason} (${p.code})`).join('\n')}`);
     config = raw as CliConfig;
     if (config.catalog?.type === 'static') {

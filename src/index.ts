@@ -11,3 +11,23 @@ export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } 
 export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials } from './remote/fetch.js';
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
 export type { OpenApiFragment } from './openapi/build.js';
+export {
+  authenticationPlugins,
+  zgwJwt,
+  signZgwJwt,
+  staticAuthorizations,
+  autorisatiesApi,
+  checkApplications,
+  AUTORISATIES_WEBHOOK_PATH,
+  type AuthOptions,
+  type AutorisatiesNotifications,
+  type ClientSecrets,
+  type ZgwJwtOptions,
+  type ZgwClaims,
+  type AutorisatiesApiOptions,
+  type Applicatie,
+  type Autorisatie,
+  type AuthorizationSource,
+} from './auth/index.js';
+export type { AccessSubject } from './resources/shared/access.js';
+export { grantedScopes, hasAnyScope } from './resources/shared/access.js';

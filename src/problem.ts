@@ -38,6 +38,16 @@ defineProblem('payload_too_large', 413, 'Verzoek is te groot.');
 defineProblem('unsupported_media_type', 415, 'Niet-ondersteund mediatype in verzoek.');
 defineProblem('error', 500, 'Er is een serverfout opgetreden.');
 defineProblem('bad_gateway', 502, 'Een andere registratie antwoordde niet zoals verwacht.');
+// ZGW JWT failures: the codes Open Zaak and vng-api-common use, but with 401 where they answer 403
+// (gemma-zaken#1495, open-zaak#291); docs/authentication.md.
+defineProblem('jwt-decode-error', 401, 'Het JWT kan niet worden gedecodeerd.');
+defineProblem('missing-client-identifier', 401, 'Client identifier is niet aanwezig in het JWT.');
+defineProblem('invalid-client-identifier', 401, 'Client identifier bestaat niet.');
+defineProblem('invalid-jwt-signature', 401, 'Client credentials zijn niet geldig.');
+defineProblem('jwt-missing-iat-claim', 401, "Het JWT mist de claim 'iat'.");
+defineProblem('jwt-expired', 401, 'Het JWT is verlopen.');
+defineProblem('jwt-not-yet-valid', 401, 'Het JWT is nog niet geldig.');
+defineProblem('authorizations-unavailable', 503, 'De autorisaties konden niet worden opgehaald.');
 
 /** One entry of `invalidParams`: a dotted/indexed field name (`verlenging.duur`, `relevanteAndereZaken.0`). */
 export interface InvalidParam {

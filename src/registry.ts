@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import express, { type Router } from 'express';
+import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
 import { DEVELOPMENT_WARNING, developmentMode } from './development.js';
@@ -35,10 +36,12 @@ export interface RegistryOptions {
   /** Remote fetching of URLs clients send: allowed hosts, timeout, size cap, credentials. */
   remote?: Partial<RemoteOptions>;
   /**
-   * How requests are authenticated and authorized. `'development'` turns authentication off (with a
-   * loud warning): the only way to run without an authentication plugin.
+   * How requests are authenticated and authorized: ZGW JWTs of the configured clients, checked
+   * against applications from a source (`staticAuthorizations`, `autorisatiesApi`). `'development'`
+   * turns authentication off (with a loud warning). Without either, only authentication plugins
+   * (e.g. `oauth`) let requests in; everything else is 401.
    */
-  authorization?: 'development';
+  authorization?: 'development' | AuthOptions;
   plugins?: (Plugin | Plugin[])[];
   logger?: Logger;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
@@ -71,6 +74,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   if (options.authorization === 'development') {
     log.warn(DEVELOPMENT_WARNING);
     plugins.push(developmentMode());
+  } else if (options.authorization) {
+    plugins.unshift(...authenticationPlugins(options.authorization));
   }
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
@@ -160,6 +165,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
           log.error(`plugin "${plugin.name}" failed to close`, { error: String(error) });
         }
       }
+      if (typeof options.authorization === 'object') await options.authorization.source.close?.();
       await storage.close();
     },
   };

@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { signZgwJwt } from '../auth/sign.js';
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
@@ -41,6 +41,11 @@ export class RemoteError extends Error {
 export interface RemoteClient {
   /** GET a JSON document; throws `RemoteError` unless the answer is 200 with a JSON body. */
   getJson<T = unknown>(url: string): Promise<T>;
+  /**
+   * Send a JSON body (POST, PUT) or none (DELETE), under the same rules as `getJson`; resolves with
+   * the JSON answer, undefined when it is empty. Throws `RemoteError` unless the answer is 2xx.
+   */
+  sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T | undefined>;
   isAllowed(url: string): boolean;
 }
 
@@ -70,12 +75,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
   async function authorization(url: URL): Promise<Record<string, string>> {
     const credentials = hostKeys(url).map((key) => options.credentials?.[key]).find(Boolean);
     if (!credentials) return {};
-    const token = await new SignJWT({ client_id: credentials.clientId, user_id: '', user_representation: '' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(credentials.clientId)
-      .setIssuedAt()
-      .sign(new TextEncoder().encode(credentials.secret));
-    return { authorization: `Bearer ${token}` };
+    return { authorization: `Bearer ${await signZgwJwt(credentials.clientId, credentials.secret)}` };
   }
 
   async function readCapped(response: Response, url: string): Promise<string> {
@@ -98,33 +98,55 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     return Buffer.concat(chunks).toString('utf8');
   }
 
+  /** One request to an allowed host, with its credentials, a timeout and no redirects. */
+  async function send(method: string, url: string, body?: unknown): Promise<Response> {
+    const parsed = parse(url);
+    if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await fetch(parsed, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'error',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new RemoteError('timeout', url, `no answer from ${url} within ${timeoutMs} ms`);
+      throw new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+    }
+  }
+
+  async function readJson<T>(response: Response, url: string): Promise<T | undefined> {
+    const text = await readCapped(response, url);
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
+    }
+  }
+
+  async function refuseStatus(response: Response, url: string, method: string): Promise<never> {
+    await response.body?.cancel();
+    throw new RemoteError('status', url, `${method} ${url} answered ${response.status}`, response.status);
+  }
+
   return {
     isAllowed,
     async getJson<T>(url: string): Promise<T> {
-      const parsed = parse(url);
-      if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
-      let response: Response;
-      try {
-        response = await fetch(parsed, {
-          headers: { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) },
-          redirect: 'error',
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'TimeoutError' || name === 'AbortError') throw new RemoteError('timeout', url, `no answer from ${url} within ${timeoutMs} ms`);
-        throw new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
-      }
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        throw new RemoteError('status', url, `${url} answered ${response.status}`, response.status);
-      }
-      const text = await readCapped(response, url);
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
-      }
+      const response = await send('GET', url);
+      if (response.status !== 200) return refuseStatus(response, url, 'GET');
+      const json = await readJson<T>(response, url);
+      if (json === undefined) throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
+      return json;
+    },
+    async sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T | undefined> {
+      const response = await send(method, url, body);
+      if (response.status < 200 || response.status > 299) return refuseStatus(response, url, method);
+      return readJson<T>(response, url);
     },
   };
 }
