@@ -21,22 +21,24 @@ const excluded = (name: string) =>
   /(Expanded|Embedded)$/.test(name) ||
   name.startsWith('Paginated');
 
-function withoutExpand(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutExpand);
+/** Drops `_expand` (the expand plugin's) and the duplicate `required` entries of the published file (invalid OpenAPI). */
+function cleaned(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(cleaned);
   if (!node || typeof node !== 'object') return node;
   const out: Node = {};
   for (const [key, value] of Object.entries(node as Node)) {
     if (key === 'properties') {
       const properties = { ...(value as Node) };
       delete properties._expand;
-      out.properties = withoutExpand(properties);
-    } else out[key] = withoutExpand(value);
+      out.properties = cleaned(properties);
+    } else if (key === 'required' && Array.isArray(value)) out.required = [...new Set(value)];
+    else out[key] = cleaned(value);
   }
   return out;
 }
 
 const schemas: Record<string, unknown> = {};
-for (const [name, schema] of Object.entries(all)) if (!excluded(name)) schemas[name] = withoutExpand(schema);
+for (const [name, schema] of Object.entries(all)) if (!excluded(name)) schemas[name] = cleaned(schema);
 const dangling = JSON.stringify(schemas).match(/#\/components\/schemas\/[A-Za-z_]+/g)?.filter((ref) => !(ref.split('/').pop()! in schemas));
 if (dangling?.length) throw new Error(`unresolved references: ${[...new Set(dangling)].join(', ')}`);
 writeFileSync(target, JSON.stringify(schemas, null, 1) + '\n');

@@ -119,15 +119,20 @@ function operationObject(operation: Operation, errors: Record<string, unknown>, 
   return result;
 }
 
+/**
+ * Deep-merges a fragment into the document. Fragments are copied, never aliased (several resources
+ * share schemas), and lists are unions, so the same schema merged twice stays the same.
+ */
 function merge(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
     const existing = target[key];
     if (existing && typeof existing === 'object' && !Array.isArray(existing) && value && typeof value === 'object' && !Array.isArray(value)) {
       merge(existing as Record<string, unknown>, value as Record<string, unknown>);
     } else if (Array.isArray(existing) && Array.isArray(value)) {
-      target[key] = [...existing, ...value];
+      const seen = new Set(existing.map((item) => JSON.stringify(item)));
+      target[key] = [...existing, ...value.filter((item) => !seen.has(JSON.stringify(item))).map((item) => structuredClone(item))];
     } else {
-      target[key] = value;
+      target[key] = structuredClone(value);
     }
   }
 }
