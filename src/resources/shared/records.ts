@@ -160,7 +160,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
   }
 
   /** The zaak of a new or changed record: from the path (nested) or the `zaak` URL in the body. */
-  async function zaakFor(ctx: RequestContext, data: Record<string, unknown>, current?: RecordRow): Promise<ZaakRow> {
+  async function zaakFor(ctx: RequestContext, data: Record<string, unknown>): Promise<ZaakRow> {
     const db = ctx.registry.storage.knex;
     if (nested) {
       const zaak = await findZaakByUuid(db, ctx.params.zaak_uuid);
@@ -170,7 +170,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       }
       return zaak;
     }
-    if (typeof data.zaak !== 'string') return (await findZaakByUuid(db, current!.zaak_uuid))!;
+    if (typeof data.zaak !== 'string') return state.get(ctx)!.zaak; // a partial update keeps the record's zaak
     const uuid = localZaakUuid(ctx.baseUrl, data.zaak);
     if (!uuid) throw invalidParam('zaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
     const zaak = await findZaakByUuid(db, uuid);
@@ -189,7 +189,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
   async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
     const current = creating ? undefined : await loadCurrent(ctx);
     const data: Record<string, unknown> = { ...ctx.body };
-    const zaak = await zaakFor(ctx, data, current);
+    const zaak = await zaakFor(ctx, data);
     const before = state.get(ctx)?.zaak;
     const record = { ...(ctx.current ?? {}), ...data };
     const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
