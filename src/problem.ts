@@ -30,6 +30,7 @@ export function problemCatalogue(): ProblemDefinition[] {
 defineProblem('invalid', 400, 'Invalid input.');
 defineProblem('parse_error', 400, 'Malformed request.');
 defineProblem('not_authenticated', 401, 'Authenticatiegegevens zijn niet opgegeven.');
+defineProblem('conflict', 409, 'De resource is intussen gewijzigd.');
 defineProblem('permission_denied', 403, 'Je hebt geen toestemming om deze actie uit te voeren.');
 defineProblem('not_found', 404, 'Niet gevonden.');
 defineProblem('method_not_allowed', 405, 'Methode niet toegestaan.');

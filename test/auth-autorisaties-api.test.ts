@@ -56,6 +56,16 @@ describe('autorisatiesApi source', () => {
     assert.equal(decodeJwt(ac.requests[0].authorization!.replace('Bearer ', '')).client_id, 'zaakregister');
   });
 
+  it('follows the pages of the answer (next) to find the application', async () => {
+    // An Autorisaties API that lists more than the asked client id, one per page.
+    ac.applications.unshift({ ...zac(), clientIds: ['ander'], label: 'Eerst' }, { ...zac(), clientIds: ['derde'], label: 'Tweede' });
+    ac.filters = false;
+    ac.pageSize = 1;
+    assert.equal((await source().applicationFor('zac'))?.label, 'Zaakafhandelcomponent');
+    assert.equal(lookups(), 3);
+    assert.equal(await source().applicationFor('onbekend'), undefined);
+  });
+
   it('shares one request between concurrent lookups and remembers that a client has no application', async () => {
     const applications = source();
     const answers = await Promise.all([1, 2, 3].map(() => applications.applicationFor('zac')));

@@ -139,7 +139,8 @@ for (const backend of BACKENDS) {
 
     const operations = contractOperations();
     const cases = [
-      { name: 'with the scope', permitted: true, grant: (o: ContractOperation) => app(`ok-${o.id}`, [{ scopes: [grantedScope(o)], zaaktype: ZAAKTYPE, max: 'zeer_geheim' }]) },
+      // Exactly the fixture's confidentiality: one level less must already be refused (the last case).
+      { name: 'with the scope', permitted: true, grant: (o: ContractOperation) => app(`ok-${o.id}`, [{ scopes: [grantedScope(o)], zaaktype: ZAAKTYPE, max: 'vertrouwelijk' }]) },
       { name: 'without the scope', permitted: false, grant: (o: ContractOperation) => app(`noscope-${o.id}`, [{ scopes: ALL_SCOPES.filter((s) => !o.scopes.includes(s)), zaaktype: ZAAKTYPE, max: 'zeer_geheim' }]) },
       { name: 'with the scope for another zaaktype', permitted: false, grant: (o: ContractOperation) => app(`other-${o.id}`, [{ scopes: o.scopes, zaaktype: ZAAKTYPE_GEHEIM, max: 'zeer_geheim' }]) },
       { name: 'with too low a maximum vertrouwelijkheid', permitted: false, grant: (o: ContractOperation) => app(`low-${o.id}`, [{ scopes: o.scopes, zaaktype: ZAAKTYPE, max: 'zaakvertrouwelijk' }]) },
@@ -165,6 +166,7 @@ for (const backend of BACKENDS) {
           const isList = /_list$|__zoek$/.test(operation.id) && !operation.path.includes('{zaak_uuid}');
           if (c.permitted) {
             assert.equal(response.status, operation.success, `${label}: ${response.text}`);
+            if (isList) assert.ok(listed(response.body).length > 0, `${label} lists the zaak's records`);
           } else if (isList && c.name !== 'without the scope') {
             assert.equal(response.status, 200, `${label}: ${response.text}`);
             assert.deepEqual(listed(response.body), [], `${label} lists nothing of the zaak`);
@@ -172,10 +174,37 @@ for (const backend of BACKENDS) {
             assert.equal(response.status, 403, `${label}: ${response.text}`);
             if (operation.method !== 'head') assert.equal(response.body.code, 'permission_denied', label);
             assert.equal(await trailLength(f), before, `${label} changed nothing`);
+            if (json && !isList) {
+              // Refused before references are looked up: failing look-ups give the same 403, not a 400 that tells something.
+              const unknown = 'http://elders.test/api/v1/x/00000000-0000-4000-8000-000000000000';
+              const probing = { ...(json as object), roltype: unknown, eigenschap: unknown, gezetdoor: unknown, status: unknown };
+              const probe = await as(clientId, url, { method: operation.method.toUpperCase(), json: probing });
+              assert.equal(probe.status, 403, `${label} with failing references: ${probe.text}`);
+            }
           }
         }
       });
     }
+
+    describe('moving and linking', () => {
+      it('refuses to move a record to, or link a hoofdzaak from, a zaak out of reach', async () => {
+        applications.push(app('mover', [{ scopes: ['zaken.lezen', 'zaken.bijwerken'], zaaktype: ZAAKTYPE, max: 'intern' }]));
+        await api.close();
+        const clients = Object.fromEntries(applications.map((a) => [a.clientIds[0], SECRET]));
+        api = await startRegistry(await backend.open(), { authorization: { clients, source: staticAuthorizations(applications) } });
+        const mine = await created('/zaken', zaakInput({ vertrouwelijkheidaanduiding: 'openbaar' }));
+        const secret = await created('/zaken', zaakInput({ vertrouwelijkheidaanduiding: 'geheim' }));
+        const resultaat = await created('/resultaten', { zaak: mine.url, resultaattype: TYPES.resultaattype });
+        const moved = await as('mover', resultaat.url, { method: 'PATCH', json: { zaak: secret.url } });
+        assert.equal(moved.status, 403);
+        assert.equal((await admin(resultaat.url)).body.zaak, mine.url);
+        const linked = await as('mover', mine.url, { method: 'PATCH', json: { hoofdzaak: secret.url } });
+        assert.equal(linked.status, 403);
+        assert.equal((await admin(mine.url)).body.hoofdzaak, null);
+        const filtered = await as('mover', `/resultaten?zaak=${encodeURIComponent(secret.url)}`);
+        assert.equal(filtered.body.count, 0);
+      });
+    });
 
     describe('data filtering in SQL', () => {
       it('lists, counts and pages only the zaken within reach, in lists, _zoek and record lists', async () => {

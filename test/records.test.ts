@@ -269,7 +269,7 @@ for (const backend of BACKENDS) {
           ],
         );
         const [created, updated, statusEntry, , destroyed] = trail.body;
-        assert.equal(created.bron, 'ZRC');
+        assert.equal(created.bron, 'zrc', 'BronEnum of the contract');
         assert.equal(created.hoofdObject, zaak.url);
         assert.equal(created.wijzigingen.oud, null);
         assert.equal(created.wijzigingen.nieuw.url, zaak.url);
@@ -292,6 +292,38 @@ for (const backend of BACKENDS) {
         const trail = (await api.request(`/zaken/${zaak.uuid}/audittrail`)).body;
         assert.deepEqual(trail.map((a: any) => a.resource), ['zaak', 'resultaat']);
       });
+    });
+
+    describe('input that cannot be stored', () => {
+      it('answers impossible dates and times with 400, not 500', async () => {
+        assert.deepEqual(params((await status({ datumStatusGezet: '2024-13-45T10:00:00Z' })).body), [['datumStatusGezet', 'invalid']]);
+        assert.deepEqual(params((await post('/klantcontacten', { zaak: zaak.url, datumtijd: '2024-02-30 25:61' })).body), [['datumtijd', 'invalid']]);
+        assert.equal((await status({ datumStatusGezet: '2024-02-29T23:59:59+01:00' })).status, 201);
+      });
+
+      it('answers a malformed uuid anywhere in the path with 404, not 500', async () => {
+        for (const path of ['/zaken/geen-uuid/zaakeigenschappen', '/zaken/geen-uuid/besluiten', '/zaken/geen-uuid/audittrail', `/zaken/${zaak.uuid}/audittrail/geen-uuid`]) {
+          assert.equal((await api.request(path)).status, 404, path);
+        }
+      });
+
+      it('takes back what it serves: a zaakobject GET then PUT unchanged', async () => {
+        const created = (await post('/zaakobjecten', { zaak: zaak.url, objectType: 'pand', object: 'http://bag.test/panden/1' })).body;
+        const fetched = (await api.request(created.url)).body;
+        const put = await api.request(created.url, { method: 'PUT', json: fetched });
+        assert.equal(put.status, 200, put.text);
+        assert.deepEqual(put.body, fetched);
+      });
+    });
+
+    it('answers HEAD on details with the headers of GET and no body', async () => {
+      const created = (await status()).body;
+      const get = await api.request(created.url);
+      const head = await api.request(created.url, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.equal(head.headers.get('content-length'), get.headers.get('content-length'));
+      assert.equal(head.headers.get('api-version'), get.headers.get('api-version'));
     });
 
     it('destroys a zaak with all its records (zrc-023)', async () => {

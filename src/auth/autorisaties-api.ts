@@ -82,11 +82,17 @@ function checkOptions(options: AutorisatiesApiOptions): void {
 }
 
 /** The application holding `clientId` in a page of `GET /applicaties?clientIds=…`. */
-function applicationIn(page: unknown, clientId: string): Applicatie | undefined {
-  const results = (page as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results)) throw new Error('the answer is not a page of applicaties');
-  const match = results.find((a) => Array.isArray(a?.clientIds) && a.clientIds.includes(clientId));
-  return match === undefined ? undefined : checkApplications([match], 'results')[0];
+/** The application of a client id, following the pages (`next`) of the answer until it is found. */
+async function applicationIn(remote: RemoteClient, url: string, clientId: string): Promise<Applicatie | undefined> {
+  for (let next: string | null | undefined = url, pages = 0; next && pages < 100; pages++) {
+    const page: { results?: unknown; next?: string | null } | null = await remote.getJson(next);
+    const results = page?.results;
+    if (!Array.isArray(results)) throw new Error('the answer is not a page of applicaties');
+    const match = results.find((a) => Array.isArray(a?.clientIds) && a.clientIds.includes(clientId));
+    if (match !== undefined) return checkApplications([match], 'results')[0];
+    next = page?.next;
+  }
+  return undefined;
 }
 
 /** Creates the abonnement on kanaal `autorisaties`, or updates the one with our callback URL; says which. */
@@ -115,6 +121,8 @@ export function autorisatiesApi(options: AutorisatiesApiOptions): AuthorizationS
   checkOptions(options);
   const base = trimSlash(options.url);
   const ttlMs = (options.ttlSeconds ?? 300) * 1000;
+  /** How old an answer may be to stand in while the API is down: an hour, or longer with a long TTL. */
+  const maxStaleMs = Math.max(ttlMs * 4, 3600_000);
   const answers = new Map<string, Answer>();
   const loading = new Map<string, Promise<Applicatie | undefined>>();
   // Bumped by every invalidation: a request that was under way then must not store its (older) answer.
@@ -132,17 +140,16 @@ export function autorisatiesApi(options: AutorisatiesApiOptions): AuthorizationS
 
   function load(clientId: string): Promise<Applicatie | undefined> {
     const started = generation;
-    const request = options.remote
-      .getJson(`${base}/applicaties?clientIds=${encodeURIComponent(clientId)}`)
-      .then((page) => applicationIn(page, clientId))
+    const request = applicationIn(options.remote, `${base}/applicaties?clientIds=${encodeURIComponent(clientId)}`, clientId)
       .then(
         (application) => {
           if (generation === started) answers.set(clientId, { application, fetchedAt: Date.now() });
           return application;
         },
         (error: unknown) => {
+          // During an outage the last answer stands in, but not forever: a missed notification must not keep a revoked authorization alive.
           const last = answers.get(clientId);
-          if (!last) throw unavailable(clientId, error);
+          if (!last || Date.now() - last.fetchedAt > maxStaleMs) throw unavailable(clientId, error);
           log?.warn('Autorisaties API unreachable: using the last answer', { clientId, error: (error as Error).message });
           return last.application;
         },

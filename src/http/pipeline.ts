@@ -5,9 +5,9 @@ import type { RegistryServices, RequestContext, ResponseState } from '../plugin.
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
 import { pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
+import { UUID_PATTERN } from '../resources/shared/references.js';
 import { problemResponse } from './problem-response.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
 function parseValue(parameter: QueryParameter, raw: string): unknown {
@@ -89,8 +89,12 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       response: { status: 200, headers: {} },
     };
     try {
-      if (ctx.params.uuid !== undefined && !UUID.test(ctx.params.uuid)) throw new ProblemError('not_found');
-      if (ctx.params.uuid) ctx.params.uuid = ctx.params.uuid.toLowerCase();
+      // `uuid`, `zaak_uuid`, ...: a malformed identifier names nothing, so 404 before any query.
+      for (const [name, value] of Object.entries(ctx.params)) {
+        if (!/uuid$/.test(name)) continue;
+        if (!UUID_PATTERN.test(value)) throw new ProblemError('not_found');
+        ctx.params[name] = value.toLowerCase();
+      }
       await host.run('onRequest', ctx);
       if (operation.authenticated !== false) {
         ctx.principal = await host.authenticate(ctx);

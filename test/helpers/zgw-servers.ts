@@ -47,10 +47,14 @@ export interface AutorisatiesApiServer {
   requests: RecordedRequest[];
   /** Answer every request with this status (an outage). */
   failWith?: number;
+  /** Results per page (default: all on one page). */
+  pageSize?: number;
+  /** False: list every application whatever `clientIds` asks (as an older Autorisaties API does). */
+  filters?: boolean;
   close(): Promise<void>;
 }
 
-/** A small Autorisaties API on 127.0.0.1: `GET /applicaties?clientIds=…`, answered as one page. */
+/** A small Autorisaties API on 127.0.0.1: `GET /applicaties?clientIds=…`, paginated like the real one (`page`). */
 export async function startAutorisatiesApi(applications: Applicatie[] = []): Promise<AutorisatiesApiServer> {
   const path = '/autorisaties/api/v1';
   const state: AutorisatiesApiServer = {
@@ -65,10 +69,19 @@ export async function startAutorisatiesApi(applications: Applicatie[] = []): Pro
     const url = new URL(req.url ?? '', origin);
     if (req.method !== 'GET' || url.pathname !== `${path}/applicaties`) return answer(res, 404, { detail: 'Niet gevonden.' });
     const wanted = (url.searchParams.get('clientIds') ?? '').split(',');
-    const results = state.applications
-      .filter((application) => application.clientIds.some((id) => wanted.includes(id)))
+    const matching = state.applications
+      .filter((application) => state.filters === false || application.clientIds.some((id) => wanted.includes(id)))
       .map((application, index) => ({ url: `${origin}${path}/applicaties/${index}`, ...application }));
-    answer(res, 200, { count: results.length, next: null, previous: null, results });
+    const size = state.pageSize ?? Math.max(1, matching.length);
+    const page = Number(url.searchParams.get('page') ?? '1');
+    const link = (n: number) => {
+      const target = new URL(url);
+      target.searchParams.set('page', String(n));
+      return target.toString();
+    };
+    const last = Math.max(1, Math.ceil(matching.length / size));
+    const results = matching.slice((page - 1) * size, page * size);
+    answer(res, 200, { count: matching.length, next: page < last ? link(page + 1) : null, previous: page > 1 ? link(page - 1) : null, results });
   });
   state.url = origin + path;
   return state;

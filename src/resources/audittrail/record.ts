@@ -31,7 +31,7 @@ export async function recordAudit(ctx: RequestContext, change: AuditChange): Pro
   await ctx.tx!('audittrail').insert({
     uuid: randomUUID(),
     zaak_id: change.zaakId,
-    bron: 'ZRC',
+    bron: 'zrc', // BronEnum of the contract
     applicatie_id: (principal?.clientId ?? '').slice(0, 100),
     applicatie_weergave: (principal?.applicationLabel ?? '').slice(0, 200),
     gebruikers_id: (principal?.userId ?? '').slice(0, 255),

@@ -57,6 +57,8 @@ function deref(node: unknown): unknown {
       out.properties = Object.fromEntries(Object.entries(value as Node).map(([name, schema]) => [name, deref(schema)]));
     } else out[key] = typeof value === 'object' ? deref(value) : value;
   }
+  // Django skips pattern validation of blank values: '' is valid wherever blank is allowed.
+  if (typeof out.pattern === 'string' && !out.minLength) out.pattern = `^$|${out.pattern}`;
   // ajv's `nullable` needs null among the allowed values of an enum.
   if (out.nullable && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   if (Array.isArray(out.enum) && out.enum.includes(null)) out.nullable = true;

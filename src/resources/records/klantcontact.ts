@@ -1,4 +1,5 @@
 import type { ZaakRecordDefinition } from '../shared/records.js';
+import { BIJWERKEN, LEZEN } from './scopes.js';
 
 /** Klantcontact: a contact with a customer about the zaak (deprecated in favour of zaakcontactmomenten). */
 export const klantcontactDefinition: ZaakRecordDefinition = {
@@ -9,7 +10,7 @@ export const klantcontactDefinition: ZaakRecordDefinition = {
   component: 'KlantContact',
   label: 'KLANTCONTACT',
   actions: ['list', 'create', 'retrieve'],
-  scopes: { read: ['zaken.lezen'], create: ['zaken.bijwerken', 'zaken.geforceerd-bijwerken'] },
+  scopes: { read: LEZEN, create: BIJWERKEN },
   paginated: true,
   fields: [
     { field: 'identificatie', column: 'identificatie' },

@@ -1,4 +1,5 @@
 import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import { ALLEEN_BIJWERKEN, LEZEN } from './scopes.js';
 
 const uri = { type: 'string', format: 'uri' };
 
@@ -11,7 +12,7 @@ export const zaakcontactmomentDefinition: ZaakRecordDefinition = {
   component: 'ZaakContactMoment',
   label: 'ZAAKCONTACTMOMENT',
   actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: ['zaken.lezen'], create: ['zaken.bijwerken'], destroy: ['zaken.bijwerken'] },
+  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
   paginated: false,
   fields: [{ field: 'contactmoment', column: 'contactmoment' }],
   filters: [columnFilter('zaakcontactmoment', 'contactmoment', 'contactmoment', 'URL-referentie naar het CONTACTMOMENT.', uri)],
@@ -27,7 +28,7 @@ export const zaakverzoekDefinition: ZaakRecordDefinition = {
   component: 'ZaakVerzoek',
   label: 'ZAAK-VERZOEK',
   actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: ['zaken.lezen'], create: ['zaken.bijwerken'], destroy: ['zaken.bijwerken'] },
+  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
   paginated: false,
   fields: [{ field: 'verzoek', column: 'verzoek' }],
   filters: [columnFilter('zaakverzoek', 'verzoek', 'verzoek', 'URL-referentie naar het VERZOEK.', uri)],
@@ -43,7 +44,7 @@ export const zaakbesluitDefinition: ZaakRecordDefinition = {
   component: 'ZaakBesluit',
   label: 'ZAAKBESLUIT',
   actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: ['zaken.lezen'], create: ['zaken.bijwerken'], destroy: ['zaken.bijwerken'] },
+  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
   paginated: false,
   fields: [{ field: 'besluit', column: 'besluit' }],
   weergave: (link) => String(link.besluit),

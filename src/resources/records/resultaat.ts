@@ -1,6 +1,5 @@
-import { BIJWERKEN, LEZEN } from './scopes.js';
 import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
-
+import { BIJWERKEN, LEZEN } from './scopes.js';
 
 /** Resultaat: one per zaak. */
 export const resultaatDefinition: ZaakRecordDefinition = {

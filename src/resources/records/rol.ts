@@ -1,8 +1,9 @@
-import { BIJWERKEN, LEZEN } from './scopes.js';
+import type { Knex } from 'knex';
 import type { RecordRow, ZaakRecordDefinition } from '../shared/records.js';
 import { columnFilter } from '../shared/records.js';
 import { catalogReference } from '../shared/catalog-reference.js';
 import { ROL_IDENTIFICATION_FILTERS } from '../zaak/filters.js';
+import { BIJWERKEN, LEZEN } from './scopes.js';
 
 const uri = { type: 'string', format: 'uri' };
 
@@ -40,7 +41,7 @@ export const rolDefinition: ZaakRecordDefinition = {
       name: `betrokkeneIdentificatie__${suffix}`,
       description: `Filter op ${key} van een betrokkene van het type ${type}.`,
       schema: maxLength ? { type: 'string', maxLength } : { type: 'string' },
-      apply: (query: import('knex').Knex.QueryBuilder, value: unknown) =>
+      apply: (query: Knex.QueryBuilder, value: unknown) =>
         void query.where('rol.betrokkene_type', type).whereRaw(`rol.betrokkene_identificatie ->> '${key}' = ?`, [String(value)]),
     })),
     columnFilter('rol', 'roltype', 'roltype', 'URL-referentie naar een roltype binnen het ZAAKTYPE van de ZAAK.', uri),

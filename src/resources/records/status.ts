@@ -4,6 +4,7 @@ import { grantedScopes } from '../shared/access.js';
 import { inParallel, localUuid } from '../shared/references.js';
 import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
 import { latestStatuses } from '../zaak/repository.js';
+import { LEZEN } from './scopes.js';
 
 const ONLY_FIRST_STATUS = 'Met de scope zaken.aanmaken alleen mag enkel de eerste status van een zaak gezet worden.';
 
@@ -16,7 +17,7 @@ export const statusDefinition: ZaakRecordDefinition = {
   component: 'Status',
   label: 'STATUS',
   actions: ['list', 'create', 'retrieve', 'headers'],
-  scopes: { read: ['zaken.lezen'], create: ['zaken.aanmaken', 'zaken.statussen.toevoegen', 'zaken.heropenen'] },
+  scopes: { read: LEZEN, create: ['zaken.aanmaken', 'zaken.statussen.toevoegen', 'zaken.heropenen'] },
   paginated: true,
   fields: [
     { field: 'statustype', column: 'statustype' },

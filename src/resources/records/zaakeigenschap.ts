@@ -1,7 +1,6 @@
-import { BIJWERKEN, LEZEN } from './scopes.js';
 import { catalogReference } from '../shared/catalog-reference.js';
 import type { ZaakRecordDefinition } from '../shared/records.js';
-
+import { BIJWERKEN, LEZEN } from './scopes.js';
 
 /** ZaakEigenschap: the value of one of the zaaktype's eigenschappen; `naam` comes from the eigenschap. */
 export const zaakeigenschapDefinition: ZaakRecordDefinition = {

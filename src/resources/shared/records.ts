@@ -10,7 +10,7 @@ import { recordAudit } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
 import { zaakSummary } from '../zaak/representation.js';
 import { findZaakByUuid, type ZaakRow } from '../zaak/repository.js';
-import { restrictToAuthorized, type AccessSubject } from './access.js';
+import { assertAccess, restrictToAuthorized, type AccessSubject } from './access.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
 import { iso, localZaakUuid } from './references.js';
 
@@ -186,23 +186,27 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
     return shape ? validate(shape, value, def.variant.field) : [];
   }
 
+  const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
+
   async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
     const current = creating ? undefined : await loadCurrent(ctx);
     const data: Record<string, unknown> = { ...ctx.body };
     const zaak = await zaakFor(ctx, data);
     const before = state.get(ctx)?.zaak;
+    // Moving a record to another zaak needs the scope on both.
+    const subjects = [...(before && before.id !== zaak.id ? [before] : []), zaak].map((z) => zaakSummary(z, ctx.baseUrl));
+    subjectsByCtx.set(ctx, subjects);
+    // Refuse before anything else looks at the input: an unauthorized client learns nothing from validation or look-ups.
+    if (ctx.principal) assertAccess(ctx.principal, ctx.operation.scopes ?? [], subjects as unknown as AccessSubject[]);
     const record = { ...(ctx.current ?? {}), ...data };
     const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
     if (errors.length) throw validationError(errors);
     const columns = (await def.prepare?.(data, { ctx, creating, zaak, current })) ?? {};
     if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
-    ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+    ctx.zaak = subjects[subjects.length - 1];
     state.set(ctx, { zaak, row: current, columns });
-    // Moving a record to another zaak needs the scope on both.
-    if (before && before.id !== zaak.id) subjectsByCtx.set(ctx, [zaakSummary(before, ctx.baseUrl), ctx.zaak]);
   }
-  const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
   const accessSubjects = (ctx: RequestContext) => (subjectsByCtx.get(ctx) ?? (ctx.zaak ? [ctx.zaak] : [])) as unknown as AccessSubject[];
 
   function uniqueError(error: unknown): ProblemError | undefined {
@@ -341,6 +345,8 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
         const { zaak, row, columns } = state.get(ctx)!;
         const locked = await findRow(ctx.tx!, row!.uuid, undefined, true);
         if (!locked) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+        // Authorized on the zaak it had when read: if a concurrent write moved it since, refuse rather than act on stale checks.
+        if (locked.zaak_id !== row!.zaak_id) throw new ProblemError('conflict', { detail: `${def.label} is intussen gewijzigd; probeer het opnieuw.` });
         try {
           await ctx.tx!(def.table).where({ id: locked.id }).update({ zaak_id: zaak.id, ...toColumns(ctx.data!), ...columns });
         } catch (error) {
@@ -380,7 +386,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
   }
 
   const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component) } };
-  return { operations, openapi, render, select, urlOf };
+  return { operations, openapi };
 }
 
 /** `?zaak=<url>`: the records of one zaak (a URL that is no zaak here matches nothing). */

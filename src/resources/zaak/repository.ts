@@ -142,11 +142,6 @@ export async function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, 
   return (await query) as ZaakRow | undefined;
 }
 
-export async function findZaakIdByUuid(db: Knex | Knex.Transaction, uuid: string): Promise<number | undefined> {
-  const row = await db('zaak').where({ uuid }).first('id');
-  return row?.id as number | undefined;
-}
-
 /** The uuids of what a page of zaken derives its read-only fields from, in a fixed number of queries. */
 export interface ZaakRelations {
   deelzaken: Map<number, string[]>;

@@ -7,15 +7,13 @@ import { RemoteError } from '../../remote/fetch.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
-import { restrictToAuthorized } from '../shared/access.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { renderZaak, zaakSummary } from './representation.js';
 import { recordAudit } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
-import type { AccessSubject } from '../shared/access.js';
+import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
 import {
   findZaakByUuid,
-  findZaakIdByUuid,
   insertZaak,
   loadZaakRelations,
   selectZaken,
@@ -60,9 +58,14 @@ function localDate(): string {
 async function resolveHoofdzaak(ctx: RequestContext, url: string): Promise<number> {
   const uuid = localZaakUuid(ctx.baseUrl, url);
   if (!uuid) throw invalidParam('hoofdzaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
-  const id = await findZaakIdByUuid(ctx.registry.storage.knex, uuid);
-  if (id === undefined) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
-  return id;
+  const hoofdzaak = await findZaakByUuid(ctx.registry.storage.knex, uuid);
+  if (!hoofdzaak) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+  // Linking to a zaak is only for a client that may see it.
+  const subject = { zaaktype: String(hoofdzaak.zaaktype), vertrouwelijkheidaanduiding: String(hoofdzaak.vertrouwelijkheidaanduiding) };
+  if (ctx.principal && !hasAnyScope(ctx.principal, subject, [ZAKEN_LEZEN])) {
+    throw new ProblemError('permission_denied', { detail: 'Geen toegang tot de hoofdzaak.' });
+  }
+  return hoofdzaak.id;
 }
 
 /** Turns the validated body into the values to store: defaults, derived values, resolved references. */
