@@ -40,15 +40,21 @@ export interface Operation {
    */
   scopes?: string[];
   /**
-   * The zaken (type and confidentiality) the request acts on, once `prepare` ran; default: `ctx.zaak`.
+   * The zaken (type and confidentiality) the request acts on, once `load` ran; default: `ctx.zaak`.
    * None (lists): one of the scopes for any zaaktype suffices and the rows are filtered in SQL.
    */
   accessSubjects?: (ctx: RequestContext) => AccessSubject[];
   queryParameters?: QueryParameter[];
   requestBody?: JsonSchema;
   /**
-   * After parsing, before `authorize`: load `ctx.current` (detail operations) and, for writes, turn
-   * the body into `ctx.data` (defaults, derived values, resolved references). Default: data = body.
+   * After parsing, before the scope check: find what the request acts on (`ctx.current`, `ctx.zaak`;
+   * for a new zaak, its zaaktype and confidentiality in `ctx.data`). Only what authorization needs:
+   * nothing here may tell a client that is refused more than that something does not exist.
+   */
+  load?: (ctx: RequestContext) => Promise<void>;
+  /**
+   * After the scope check, before `authorize`: for writes, turn the body into `ctx.data` (checks,
+   * defaults, derived values, resolved references). Default: data = body.
    */
   prepare?: (ctx: RequestContext) => Promise<void>;
   /** Do the work: read, or write within `ctx.tx`; set `ctx.response` (and `ctx.result` for writes). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { decodeProtectedHeader } from 'jose';
-import { authenticationPlugins, signZgwJwt, staticAuthorizations, type Applicatie } from '../src/auth/index.js';
+import { authenticationPlugins, signZgwJwt, staticAuthorizations, type Applicatie, type AuthOptions } from '../src/auth/index.js';
 import { pgliteStorage, type Plugin } from '../src/index.js';
 import { startRegistry, ZAAKTYPE, type TestServer } from './helpers/registry.js';
 import { whoAmI } from './helpers/zgw-servers.js';
@@ -36,20 +36,20 @@ function otherAuthenticator(): Plugin {
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** A registry on PGlite whose only way in is the given ZGW JWT options (plus `whoAmI` and any extra plugins). */
+async function registryWith(options: Omit<AuthOptions, 'source'>, extra: Plugin[] = []): Promise<TestServer> {
+  return startRegistry(await pgliteStorage({ dataDir: 'memory' }), {
+    authorization: undefined,
+    plugins: [...authenticationPlugins({ ...options, source: staticAuthorizations(APPLICATIONS) }), ...extra, whoAmI()],
+  });
+}
+
 describe('ZGW JWT authentication', () => {
   let server: TestServer;
   before(async () => {
-    server = await startRegistry(await pgliteStorage({ dataDir: 'memory' }), {
-      authorization: undefined,
-      plugins: [
-        ...authenticationPlugins({
-          clients: { zac: SECRET, beheer: 'geheim-van-beheer', zonderapplicatie: 'geheim-zonder-applicatie' },
-          source: staticAuthorizations(APPLICATIONS),
-        }),
-        otherAuthenticator(),
-        whoAmI(),
-      ],
-    });
+    server = await registryWith({ clients: { zac: SECRET, beheer: 'geheim-van-beheer', zonderapplicatie: 'geheim-zonder-applicatie' } }, [
+      otherAuthenticator(),
+    ]);
   });
   after(() => server.close());
 
@@ -161,18 +161,7 @@ describe('ZGW JWT authentication', () => {
 describe('ZGW JWT options', () => {
   let server: TestServer;
   before(async () => {
-    server = await startRegistry(await pgliteStorage({ dataDir: 'memory' }), {
-      authorization: undefined,
-      plugins: [
-        ...authenticationPlugins({
-          clients: (clientId) => (clientId === 'zac' ? SECRET : undefined),
-          leewaySeconds: 0,
-          maxAgeSeconds: 60,
-          source: staticAuthorizations(APPLICATIONS),
-        }),
-        whoAmI(),
-      ],
-    });
+    server = await registryWith({ clients: (clientId) => (clientId === 'zac' ? SECRET : undefined), leewaySeconds: 0, maxAgeSeconds: 60 });
   });
   after(() => server.close());
 

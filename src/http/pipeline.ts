@@ -102,9 +102,10 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       }
       ctx.query = parseQuery(operation, req);
       ctx.body = parseBody(operation, req);
+      await operation.load?.(ctx);
+      checkScopes(operation, ctx);
       await operation.prepare?.(ctx);
       if (operation.write) ctx.data ??= { ...ctx.body };
-      checkScopes(operation, ctx);
       await host.run('authorize', ctx);
       if (operation.write) {
         await host.run('validate', ctx);

@@ -57,7 +57,7 @@ export function audittrailOperations(): Operation[] {
       method: 'get',
       path: '/zaken/{zaak_uuid}/audittrail',
       action: 'list',
-      prepare: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
+      load: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
       async execute(ctx) {
         const rows = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).orderBy('id');
         ctx.response.body = rows.map(render);
@@ -70,7 +70,7 @@ export function audittrailOperations(): Operation[] {
       method: 'get',
       path: '/zaken/{zaak_uuid}/audittrail/{uuid}',
       action: 'retrieve',
-      prepare: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
+      load: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
       async execute(ctx) {
         const row = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).where({ uuid: ctx.params.uuid }).first();
         if (!row) throw new ProblemError('not_found', { detail: 'Audit trail regel niet gevonden.' });

@@ -1,51 +1,69 @@
-import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import { columnFilter, type RecordFilter, type ZaakRecordDefinition } from '../shared/records.js';
 import { ALLEEN_BIJWERKEN, LEZEN } from './scopes.js';
 
-const uri = { type: 'string', format: 'uri' };
+/**
+ * A zaak's link to a record of another registry (a URL, nothing more): linked and unlinked with
+ * `zaken.bijwerken`, listed as a bare array, never changed in place.
+ */
+function linkDefinition(link: {
+  name: string;
+  path: string;
+  tag: string;
+  component: string;
+  label: string;
+  /** The field holding the other registry's URL; also its column. */
+  field: string;
+  /** Whether `?<field>=` filters the list (the nested besluiten list has no filters). */
+  filtered: boolean;
+}): ZaakRecordDefinition {
+  const filters: RecordFilter[] = link.filtered
+    ? [columnFilter(link.name, link.field, link.field, `URL-referentie naar het ${link.field.toUpperCase()}.`, { type: 'string', format: 'uri' })]
+    : [];
+  return {
+    name: link.name,
+    table: link.name,
+    path: link.path,
+    tag: link.tag,
+    component: link.component,
+    label: link.label,
+    actions: ['list', 'create', 'retrieve', 'destroy'],
+    scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
+    paginated: false,
+    fields: [{ field: link.field, column: link.field }],
+    filters,
+    weergave: (record) => String(record[link.field]),
+  };
+}
 
 /** ZaakContactmoment: a contact moment (in a Contactmomenten API) about the zaak. */
-export const zaakcontactmomentDefinition: ZaakRecordDefinition = {
+export const zaakcontactmomentDefinition = linkDefinition({
   name: 'zaakcontactmoment',
-  table: 'zaakcontactmoment',
   path: '/zaakcontactmomenten',
   tag: 'zaakcontactmomenten',
   component: 'ZaakContactMoment',
   label: 'ZAAKCONTACTMOMENT',
-  actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
-  paginated: false,
-  fields: [{ field: 'contactmoment', column: 'contactmoment' }],
-  filters: [columnFilter('zaakcontactmoment', 'contactmoment', 'contactmoment', 'URL-referentie naar het CONTACTMOMENT.', uri)],
-  weergave: (link) => String(link.contactmoment),
-};
+  field: 'contactmoment',
+  filtered: true,
+});
 
 /** ZaakVerzoek: a request (in a Verzoeken API) that led to or concerns the zaak. */
-export const zaakverzoekDefinition: ZaakRecordDefinition = {
+export const zaakverzoekDefinition = linkDefinition({
   name: 'zaakverzoek',
-  table: 'zaakverzoek',
   path: '/zaakverzoeken',
   tag: 'zaakverzoeken',
   component: 'ZaakVerzoek',
   label: 'ZAAK-VERZOEK',
-  actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
-  paginated: false,
-  fields: [{ field: 'verzoek', column: 'verzoek' }],
-  filters: [columnFilter('zaakverzoek', 'verzoek', 'verzoek', 'URL-referentie naar het VERZOEK.', uri)],
-  weergave: (link) => String(link.verzoek),
-};
+  field: 'verzoek',
+  filtered: true,
+});
 
 /** ZaakBesluit: a decision (in a Besluiten API) taken in the zaak; the Besluiten API keeps it in step. */
-export const zaakbesluitDefinition: ZaakRecordDefinition = {
+export const zaakbesluitDefinition = linkDefinition({
   name: 'zaakbesluit',
-  table: 'zaakbesluit',
   path: '/zaken/{zaak_uuid}/besluiten',
   tag: 'zaken',
   component: 'ZaakBesluit',
   label: 'ZAAKBESLUIT',
-  actions: ['list', 'create', 'retrieve', 'destroy'],
-  scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
-  paginated: false,
-  fields: [{ field: 'besluit', column: 'besluit' }],
-  weergave: (link) => String(link.besluit),
-};
+  field: 'besluit',
+  filtered: false,
+});

@@ -10,7 +10,7 @@ import { recordAudit } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
 import { zaakSummary } from '../zaak/representation.js';
 import { findZaakByUuid, type ZaakRow } from '../zaak/repository.js';
-import { assertAccess, restrictToAuthorized, type AccessSubject } from './access.js';
+import { restrictToAuthorized, type AccessSubject } from './access.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
 import { iso, localZaakUuid } from './references.js';
 
@@ -188,23 +188,28 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
 
   const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
 
-  async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
+  /** Writes, before the scope check: the record (updates) and the zaak it will belong to. */
+  async function locate(ctx: RequestContext, creating: boolean): Promise<void> {
     const current = creating ? undefined : await loadCurrent(ctx);
-    const data: Record<string, unknown> = { ...ctx.body };
-    const zaak = await zaakFor(ctx, data);
+    const zaak = await zaakFor(ctx, { ...ctx.body });
     const before = state.get(ctx)?.zaak;
     // Moving a record to another zaak needs the scope on both.
     const subjects = [...(before && before.id !== zaak.id ? [before] : []), zaak].map((z) => zaakSummary(z, ctx.baseUrl));
     subjectsByCtx.set(ctx, subjects);
-    // Refuse before anything else looks at the input: an unauthorized client learns nothing from validation or look-ups.
-    if (ctx.principal) assertAccess(ctx.principal, ctx.operation.scopes ?? [], subjects as unknown as AccessSubject[]);
+    ctx.zaak = subjects[subjects.length - 1];
+    state.set(ctx, { zaak, row: current });
+  }
+
+  /** Writes, once authorized: the checks beyond the schema, look-ups and derived values. */
+  async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
+    const { zaak, row: current } = state.get(ctx)!;
+    const data: Record<string, unknown> = { ...ctx.body };
     const record = { ...(ctx.current ?? {}), ...data };
     const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
     if (errors.length) throw validationError(errors);
     const columns = (await def.prepare?.(data, { ctx, creating, zaak, current })) ?? {};
     if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
-    ctx.zaak = subjects[subjects.length - 1];
     state.set(ctx, { zaak, row: current, columns });
   }
   const accessSubjects = (ctx: RequestContext) => (subjectsByCtx.get(ctx) ?? (ctx.zaak ? [ctx.zaak] : [])) as unknown as AccessSubject[];
@@ -246,7 +251,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       path: def.path,
       action: 'list',
       queryParameters: [...filters, ...(def.paginated ? paginationParameters : [])],
-      async prepare(ctx) {
+      async load(ctx) {
         if (!nested) return;
         const zaak = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.zaak_uuid);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
@@ -287,6 +292,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       scopes: def.scopes.create,
       requestBody: bodySchema,
       accessSubjects,
+      load: (ctx) => locate(ctx, true),
       prepare: (ctx) => prepareWrite(ctx, true),
       async execute(ctx) {
         const { zaak, columns } = state.get(ctx)!;
@@ -321,7 +327,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       method: 'get',
       path: detailPath,
       action: 'retrieve',
-      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
         ctx.response.body = ctx.current;
       },
@@ -340,6 +346,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       scopes: def.scopes.update,
       requestBody: action === 'update' ? bodySchema : patchSchema,
       accessSubjects,
+      load: (ctx) => locate(ctx, false),
       prepare: (ctx) => prepareWrite(ctx, false),
       async execute(ctx) {
         const { zaak, row, columns } = state.get(ctx)!;
@@ -374,7 +381,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       action: 'destroy',
       write: true,
       scopes: def.scopes.destroy,
-      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
         const { zaak, row } = state.get(ctx)!;
         await ctx.tx!(def.table).where({ id: row!.id }).delete();

@@ -68,16 +68,12 @@ async function resolveHoofdzaak(ctx: RequestContext, url: string): Promise<numbe
   return hoofdzaak.id;
 }
 
-/** Turns the validated body into the values to store: defaults, derived values, resolved references. */
-async function prepareData(ctx: RequestContext, creating: boolean): Promise<void> {
+/**
+ * Before the scope check: the zaaktype and vertrouwelijkheidaanduiding the zaak will have, which is
+ * what creating or changing it must be authorized for.
+ */
+async function loadSubject(ctx: RequestContext, creating: boolean): Promise<void> {
   const data: Record<string, unknown> = { ...ctx.body };
-  const errors: InvalidParam[] = [];
-  if (data.zaakgeometrie) errors.push(...geometryErrors(data.zaakgeometrie as Record<string, unknown>, 'zaakgeometrie'));
-  if (errors.length) throw validationError(errors);
-  if (creating) {
-    data.registratiedatum ??= localDate();
-    data.archiefstatus ??= 'nog_te_archiveren';
-  }
   // The standard: when omitted, the zaaktype's vertrouwelijkheidaanduiding applies.
   const zaaktypeChanged = typeof data.zaaktype === 'string' && data.zaaktype !== ctx.current?.zaaktype;
   if (!data.vertrouwelijkheidaanduiding && (creating || zaaktypeChanged)) {
@@ -90,11 +86,23 @@ async function prepareData(ctx: RequestContext, creating: boolean): Promise<void
   } else if (data.vertrouwelijkheidaanduiding === undefined && !creating) {
     delete data.vertrouwelijkheidaanduiding;
   }
+  ctx.data = data;
+}
+
+/** Once authorized: the checks, defaults and resolved references of the values to store. */
+async function prepareData(ctx: RequestContext, creating: boolean): Promise<void> {
+  const data = ctx.data!;
+  const errors: InvalidParam[] = [];
+  if (data.zaakgeometrie) errors.push(...geometryErrors(data.zaakgeometrie as Record<string, unknown>, 'zaakgeometrie'));
+  if (errors.length) throw validationError(errors);
+  if (creating) {
+    data.registratiedatum ??= localDate();
+    data.archiefstatus ??= 'nog_te_archiveren';
+  }
   if ('hoofdzaak' in data) {
     data.hoofdzaakId = data.hoofdzaak ? await resolveHoofdzaak(ctx, String(data.hoofdzaak)) : null;
     delete data.hoofdzaak;
   }
-  ctx.data = data;
 }
 
 async function writeAndRender(ctx: RequestContext, id: number, status: number): Promise<void> {
@@ -199,6 +207,7 @@ export function zaakOperations(): Operation[] {
       scopes: ['zaken.aanmaken'],
       accessSubjects: (ctx) => [zaakAfterWrite(ctx)],
       requestBody: createSchema,
+      load: (ctx) => loadSubject(ctx, true),
       prepare: (ctx) => prepareData(ctx, true),
       async execute(ctx) {
         const id = await insertZaak(ctx.tx!, ctx.data!);
@@ -253,7 +262,7 @@ export function zaakOperations(): Operation[] {
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
         ctx.response.body = ctx.current;
       },
@@ -271,10 +280,11 @@ export function zaakOperations(): Operation[] {
         // Allowed on the zaak as it is and as it will be: no moving a zaak out of one's reach.
         accessSubjects: (ctx) => [ctx.zaak as unknown as AccessSubject, zaakAfterWrite(ctx)],
         requestBody: action === 'update' ? createSchema : patchSchema,
-        async prepare(ctx) {
+        async load(ctx) {
           await loadCurrent(ctx);
-          await prepareData(ctx, false);
+          await loadSubject(ctx, false);
         },
+        prepare: (ctx) => prepareData(ctx, false),
         async execute(ctx) {
           // Re-read under a row lock: concurrent updates of one zaak apply one after the other.
           const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
@@ -299,7 +309,7 @@ export function zaakOperations(): Operation[] {
       action: 'destroy',
       write: true,
       scopes: ['zaken.verwijderen'],
-      prepare: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
         // Deelzaken, rollen and the other related records go with it (ON DELETE CASCADE): zrc-023.
         await ctx.tx!('zaak').where({ uuid: ctx.params.uuid }).delete();
