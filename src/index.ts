@@ -1,33 +1,4 @@
 export { createRegistry, ZAKEN_API_VERSION, type Registry, type RegistryOptions } from './registry.js';
-export type { Plugin, SetupApi, RequestContext, RequestHooks, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState } from './plugin.js';
-export { REQUEST_HOOKS, HOOK_KIND, type RequestHookName } from './lifecycle.js';
-export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';
-export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
-export { PluginError } from './plugin-host.js';
-export { pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
-export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
-export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
-export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';
-export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials } from './remote/fetch.js';
-export { consoleLogger, type Logger, type LogLevel } from './log.js';
-export type { OpenApiFragment } from './openapi/build.js';
-export {
-  authenticationPlugins,
-  zgwJwt,
-  signZgwJwt,
-  staticAuthorizations,
-  autorisatiesApi,
-  checkApplications,
-  AUTORISATIES_WEBHOOK_PATH,
-  type AuthOptions,
-  type AutorisatiesNotifications,
-  type ClientSecrets,
-  type ZgwJwtOptions,
-  type ZgwClaims,
-  type AutorisatiesApiOptions,
-  type Applicatie,
-  type Autorisatie,
-  type AuthorizationSource,
-} from './auth/index.js';
-export type { AccessSubject } from './resources/shared/access.js';
-export { grantedScopes, hasAnyScope } from './resources/shared/access.js';
+export type { PresetName } from './presets.js';
+export * from './plugin-api.js';
+export { zrcRules, type ZrcRulesOptions } from '../plugins/zrc-rules/index.js';

@@ -45,3 +45,10 @@ export const HOOK_KIND: Record<RequestHookName, 'sequential' | 'first' | 'parall
 
 /** Hooks that only run for operations that change data. */
 export const WRITE_HOOKS: ReadonlySet<RequestHookName> = new Set(['validate', 'beforeWrite', 'afterWrite', 'afterCommit']);
+
+/**
+ * Domain hooks, outside the request order above: a zaak closes or reopens. They run sequentially
+ * inside the write transaction of the request that changes the zaak (see `ZaakHooks`).
+ */
+export const ZAAK_HOOKS = ['zaakClosing', 'zaakReopening'] as const;
+export type ZaakHookName = (typeof ZAAK_HOOKS)[number];

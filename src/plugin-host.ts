@@ -1,5 +1,5 @@
-import { HOOK_KIND, REQUEST_HOOKS, type RequestHookName } from './lifecycle.js';
-import type { Plugin, Principal, RequestContext, RequestHooks } from './plugin.js';
+import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
+import type { Plugin, Principal, RequestContext, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
 
@@ -45,15 +45,15 @@ export function checkPlugins(plugins: readonly Plugin[]): void {
  * last, with the kind (sequential, first, parallel) the lifecycle list gives each hook.
  */
 export class PluginHost {
-  private readonly hooks: Record<RequestHookName, BoundHook[]>;
+  private readonly hooks: Record<RequestHookName | ZaakHookName, BoundHook[]>;
 
   constructor(
     readonly plugins: readonly Plugin[],
     private readonly log: Logger,
   ) {
     checkPlugins(plugins);
-    this.hooks = Object.fromEntries(REQUEST_HOOKS.map((name) => [name, this.collect(name)])) as Record<
-      RequestHookName,
+    this.hooks = Object.fromEntries([...REQUEST_HOOKS, ...ZAAK_HOOKS].map((name) => [name, this.collect(name)])) as Record<
+      RequestHookName | ZaakHookName,
       BoundHook[]
     >;
   }
@@ -75,6 +75,11 @@ export class PluginHost {
     for (const b of bound) await this.call(b, hook, [ctx]);
   }
 
+  /** Runs the `zaakClosing` or `zaakReopening` hooks, one after the other. */
+  async transition(hook: ZaakHookName, transition: ZaakTransition): Promise<void> {
+    for (const b of this.hooks[hook]) await this.call(b, hook, [transition]);
+  }
+
   /** The first `authenticate` hook that returns a principal wins. */
   async authenticate(ctx: RequestContext): Promise<Principal | undefined> {
     for (const b of this.hooks.authenticate) {
@@ -94,10 +99,10 @@ export class PluginHost {
     return current;
   }
 
-  private collect(name: RequestHookName): BoundHook[] {
+  private collect(name: RequestHookName | ZaakHookName): BoundHook[] {
     const byOrder: Record<'pre' | 'normal' | 'post', BoundHook[]> = { pre: [], normal: [], post: [] };
     for (const plugin of this.plugins) {
-      const hook = plugin[name] as RequestHooks[typeof name] | undefined;
+      const hook = plugin[name] as Plugin[typeof name];
       if (!hook) continue;
       if (typeof hook === 'function') {
         byOrder.normal.push({ plugin: plugin.name, handler: hook as AnyHandler });

@@ -7,6 +7,7 @@ import type { CatalogClient } from './catalog/types.js';
 import type { Logger } from './log.js';
 import type { OpenApiFragment } from './openapi/build.js';
 import type { RemoteClient } from './remote/fetch.js';
+import type { ZaakService } from './resources/zaak/service.js';
 
 /** One authorization of an application for one zaaktype (the Autorisaties API shape, component `zrc`). */
 export interface ZaakAuthorization {
@@ -39,6 +40,8 @@ export interface RegistryServices {
   readonly log: Logger;
   /** The configured public base URL, when one is set (otherwise each request derives its own). */
   readonly baseUrl?: string;
+  /** Reads zaken and their records as clients see them, and moves a zaak between open and closed. */
+  readonly zaken: ZaakService;
 }
 
 export interface ResponseState {
@@ -111,6 +114,31 @@ type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const hooksMatchLifecycle: Exact<keyof RequestHooks, RequestHookName> = true;
 void hooksMatchLifecycle;
 
+/**
+ * A zaak changing between open and closed, announced to the `zaakClosing` / `zaakReopening` hooks
+ * inside the write transaction (`ctx.tx`). The hooks may add zaak fields to `changes`; the core then
+ * stores them together, so the transition is all or nothing.
+ */
+export interface ZaakTransition {
+  readonly ctx: RequestContext;
+  /** The zaak's own fields before the change, as clients see them. */
+  readonly zaak: Record<string, unknown>;
+  /** The status that closes or reopens it. */
+  readonly status: Record<string, unknown>;
+  /** Zaak fields (API names) to store: `einddatum` and, from hooks, archive values. */
+  readonly changes: Record<string, unknown>;
+}
+
+/**
+ * Domain hooks: a zaak closes (its end status is set) or reopens. Which status closes a zaak is a
+ * business rule (the zrc-rules plugin decides and calls `registry.zaken.close`); what closing implies
+ * besides `einddatum` (archive parameters) is for these hooks. Sequential, in registration order.
+ */
+export interface ZaakHooks {
+  zaakClosing: Hook<[transition: ZaakTransition]>;
+  zaakReopening: Hook<[transition: ZaakTransition]>;
+}
+
 /** What `setup` receives: the ways a plugin extends the registry. Calling them after start throws. */
 export interface SetupApi {
   readonly registry: RegistryServices;
@@ -132,7 +160,7 @@ export interface SetupApi {
  * A plugin: a plain object with a name and any hooks. Write it as a factory (`caching(options)`)
  * returning the object, like Rollup and Vite plugins.
  */
-export interface Plugin extends Partial<RequestHooks> {
+export interface Plugin extends Partial<RequestHooks>, Partial<ZaakHooks> {
   name: string;
   /** Names of plugins that must be registered too; checked when the registry is assembled. */
   dependencies?: string[];

@@ -13,7 +13,9 @@ import { PluginHost } from './plugin-host.js';
 import type { Plugin, RegistryServices, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
-import { zaakRecordOperations } from './resources/records/index.js';
+import { zaakRecordResources } from './resources/records/index.js';
+import { zaakService } from './resources/zaak/service.js';
+import { presetPlugins, type PresetName } from './presets.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { coreMigrations } from './storage/migrations/index.js';
@@ -42,6 +44,11 @@ export interface RegistryOptions {
    * (e.g. `oauth`) let requests in; everything else is 401.
    */
   authorization?: 'development' | AuthOptions;
+  /**
+   * The built-in plugins to start from: `standard` (default) adds the ZGW business rules (`zrcRules`);
+   * `none` gives the bare core. A plugin in `plugins` with the same name replaces the preset's.
+   */
+  preset?: PresetName;
   plugins?: (Plugin | Plugin[])[];
   logger?: Logger;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
@@ -70,7 +77,9 @@ const DEFAULT_BASE_PATH = '/zaken/api/v1';
 /** Assembles a registry from its options and plugins. */
 export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
   const log = options.logger ?? consoleLogger();
-  const plugins = (options.plugins ?? []).flat();
+  const chosen = (options.plugins ?? []).flat();
+  const names = new Set(chosen.map((p) => p.name));
+  const plugins = [...presetPlugins(options.preset ?? 'standard').filter((p) => !names.has(p.name)), ...chosen];
   if (options.authorization === 'development') {
     log.warn(DEVELOPMENT_WARNING);
     plugins.push(developmentMode());
@@ -81,6 +90,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const remote = remoteClient({ allowedHosts: [], ...options.remote });
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
+  const records = zaakRecordResources();
   const services: RegistryServices = {
     apiVersion: options.info?.version ?? ZAKEN_API_VERSION,
     storage,
@@ -88,9 +98,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     remote,
     log,
     baseUrl,
+    zaken: zaakService(storage, host, records.listers),
   };
 
-  const records = zaakRecordOperations();
   const operations: Operation[] = [...zaakOperations(), ...records.operations, ...audittrailOperations()];
   const migrations: Migration[] = [...coreMigrations];
   const fragments: OpenApiFragment[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];

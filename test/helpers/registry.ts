@@ -44,10 +44,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A registry on a real HTTP server on 127.0.0.1 (random port), in development mode unless told otherwise. */
+/**
+ * A registry on a real HTTP server on 127.0.0.1 (random port), in development mode unless told
+ * otherwise. The bare core (`preset: 'none'`) unless told otherwise: the core's suites show it serves
+ * valid, schema-checked data without the business-rule plugins.
+ */
 export async function startRegistry(storage: Storage, options: Partial<RegistryOptions> = {}): Promise<TestServer> {
   const registry = await createRegistry({
     storage,
+    preset: 'none',
     catalog: testCatalog(),
     authorization: 'development',
     logger: consoleLogger('silent'),

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Operation } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
 import { zaakRecordResource } from '../shared/records.js';
@@ -24,7 +25,27 @@ export const ZAAK_RECORD_DEFINITIONS = [
   zaakeigenschapDefinition,
 ];
 
-export function zaakRecordOperations(): { operations: Operation[]; fragments: OpenApiFragment[] } {
-  const resources = ZAAK_RECORD_DEFINITIONS.map(zaakRecordResource);
-  return { operations: resources.flatMap((r) => r.operations), fragments: resources.map((r) => r.openapi) };
+/** The kinds of record a zaak has, by their singular name. */
+export type ZaakRecordKind =
+  | 'klantcontact'
+  | 'resultaat'
+  | 'rol'
+  | 'status'
+  | 'zaakcontactmoment'
+  | 'zaakinformatieobject'
+  | 'zaakobject'
+  | 'zaakverzoek'
+  | 'zaakbesluit'
+  | 'zaakeigenschap';
+
+/** Lists one kind of record for some zaken (by uuid), as clients see them. */
+export type RecordLister = (db: Knex | Knex.Transaction, zaakUuids: string[], baseUrl: string) => Promise<Record<string, unknown>[]>;
+
+export function zaakRecordResources(): { operations: Operation[]; fragments: OpenApiFragment[]; listers: Map<string, RecordLister> } {
+  const resources = ZAAK_RECORD_DEFINITIONS.map((def) => ({ name: def.name, ...zaakRecordResource(def) }));
+  return {
+    operations: resources.flatMap((r) => r.operations),
+    fragments: resources.map((r) => r.openapi),
+    listers: new Map(resources.map((r) => [r.name, r.list])),
+  };
 }

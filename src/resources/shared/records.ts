@@ -392,8 +392,15 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
     });
   }
 
+  /** The records of some zaken (by uuid) as clients see them, oldest first. */
+  async function list(db: Knex | Knex.Transaction, zaakUuids: string[], baseUrl: string): Promise<Record<string, unknown>[]> {
+    if (!zaakUuids.length) return [];
+    const rows = (await select(db).whereIn('zaak.uuid', zaakUuids).orderBy(`${def.table}.id`)) as RecordRow[];
+    return render(db, rows, baseUrl);
+  }
+
   const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component) } };
-  return { operations, openapi };
+  return { operations, openapi, list };
 }
 
 /** `?zaak=<url>`: the records of one zaak (a URL that is no zaak here matches nothing). */

@@ -99,10 +99,21 @@ async function prepareData(ctx: RequestContext, creating: boolean): Promise<void
     data.registratiedatum ??= localDate();
     data.archiefstatus ??= 'nog_te_archiveren';
   }
-  if ('hoofdzaak' in data) {
-    data.hoofdzaakId = data.hoofdzaak ? await resolveHoofdzaak(ctx, String(data.hoofdzaak)) : null;
-    delete data.hoofdzaak;
+  if ('hoofdzaak' in data) await hoofdzaakColumn(ctx);
+}
+
+const resolvedHoofdzaak = new WeakMap<RequestContext, { url: unknown; id: number | null }>();
+
+/** The hoofdzaak's row id for the write; `ctx.data.hoofdzaak` stays the URL that hooks see. */
+async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: number | null }> {
+  const data = ctx.data!;
+  if (!('hoofdzaak' in data)) return {};
+  let resolved = resolvedHoofdzaak.get(ctx);
+  if (!resolved || resolved.url !== data.hoofdzaak) {
+    resolved = { url: data.hoofdzaak, id: data.hoofdzaak ? await resolveHoofdzaak(ctx, String(data.hoofdzaak)) : null };
+    resolvedHoofdzaak.set(ctx, resolved);
   }
+  return { hoofdzaakId: resolved.id };
 }
 
 async function writeAndRender(ctx: RequestContext, id: number, status: number): Promise<void> {
@@ -210,7 +221,7 @@ export function zaakOperations(): Operation[] {
       load: (ctx) => loadSubject(ctx, true),
       prepare: (ctx) => prepareData(ctx, true),
       async execute(ctx) {
-        const id = await insertZaak(ctx.tx!, ctx.data!);
+        const id = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
         await writeAndRender(ctx, id, 201);
         ctx.response.headers.location = String(ctx.result!.url);
       },
@@ -289,7 +300,7 @@ export function zaakOperations(): Operation[] {
           // Re-read under a row lock: concurrent updates of one zaak apply one after the other.
           const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
           if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-          await updateZaak(ctx.tx!, row.id, ctx.data!);
+          await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
           await writeAndRender(ctx, row.id, 200);
         },
         openapi: {

@@ -1,0 +1,40 @@
+import type { Plugin } from '../../src/plugin-api.js';
+import { lifecycle } from './lifecycle.js';
+import { lookups } from './lookups.js';
+import { validateRecord } from './records.js';
+import { validateZaak } from './zaak.js';
+
+export interface ZrcRulesOptions {
+  /**
+   * How long fetched communicatiekanalen and zaken in other registries are kept, default 60,000 ms
+   * (0: only within one request). Types are cached by the catalog client; documents are always
+   * fetched fresh, since their indicatieGebruiksrecht and status change while a zaak is handled.
+   */
+  referenceCacheTtlMs?: number;
+}
+
+const ZAAK_WRITES = new Set(['create', 'update', 'partial_update']);
+
+/**
+ * The run-time rules of the Zaken API standard (zrc-001 … zrc-020, zrc-023) and the lifecycle of a
+ * zaak: closing by its end status, the closed zaak's protection, reopening, archiefstatus.
+ */
+export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
+  const remote = lookups(options.referenceCacheTtlMs ?? 60_000);
+  const states = lifecycle(remote);
+  return {
+    name: 'zrc-rules',
+    authorize: (ctx) => states.authorize(ctx),
+    async validate(ctx) {
+      const { resource, action } = ctx.operation;
+      if (resource === 'zaak') {
+        if (ZAAK_WRITES.has(action)) await validateZaak(ctx, remote);
+        return;
+      }
+      await validateRecord(ctx, remote);
+      await states.prefetch(ctx);
+    },
+    beforeWrite: (ctx) => states.beforeWrite(ctx),
+    afterWrite: (ctx) => states.afterWrite(ctx),
+  };
+}

@@ -1,0 +1,51 @@
+import { invalidParam, validationError, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
+import { fieldError, type Lookups } from './lookups.js';
+
+/** zrc-016, 018, 019, 020: the type a record names must be one of its zaak's zaaktype. */
+const TYPE_OF_RECORD = {
+  status: { field: 'statustype', kind: 'statustype', list: 'statustypen' },
+  resultaat: { field: 'resultaattype', kind: 'resultaattype', list: 'resultaattypen' },
+  rol: { field: 'roltype', kind: 'roltype', list: 'roltypen' },
+  zaakeigenschap: { field: 'eigenschap', kind: 'eigenschap', list: 'eigenschappen' },
+} as const satisfies Record<string, { field: string; kind: string; list: keyof ZaakType }>;
+
+/** The rules of creating and changing the records of a zaak. */
+export async function validateRecord(ctx: RequestContext, lookups: Lookups): Promise<void> {
+  const { resource, action } = ctx.operation;
+  if (action === 'destroy') return;
+  const record = { ...ctx.current, ...ctx.data };
+  const rule = TYPE_OF_RECORD[resource as keyof typeof TYPE_OF_RECORD];
+  if (rule) {
+    const url = String(record[rule.field]);
+    const [, zaaktype] = await Promise.all([lookups.catalog(ctx, rule.kind, url, rule.field), lookups.zaaktypeOf(ctx, ctx.zaak!)]);
+    if (!((zaaktype[rule.list] as string[] | undefined) ?? []).includes(url)) {
+      throw invalidParam('nonFieldErrors', 'zaaktype-mismatch', `Het ${rule.kind} hoort niet bij het zaaktype van de zaak.`);
+    }
+  }
+  if (resource === 'zaakinformatieobject') await validateZaakinformatieobject(ctx, lookups);
+}
+
+/** zrc-003, zrc-004 and zrc-017. */
+async function validateZaakinformatieobject(ctx: RequestContext, lookups: Lookups): Promise<void> {
+  const data = ctx.data!;
+  const current = ctx.current;
+  if (current) {
+    // The relation itself is fixed once made; only its description changes.
+    const changed = ['zaak', 'informatieobject'].filter((field) => field in data && data[field] !== current[field]);
+    if (changed.length) throw validationError(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' })));
+    return;
+  }
+  const [document, zaaktype] = await Promise.all([
+    lookups.informatieobject(ctx, String(data.informatieobject)).catch((error: unknown) => {
+      throw fieldError('informatieobject', error);
+    }),
+    lookups.zaaktypeOf(ctx, ctx.zaak!),
+  ]);
+  if (!(zaaktype.informatieobjecttypen ?? []).includes(document.informatieobjecttype)) {
+    throw invalidParam(
+      'nonFieldErrors',
+      'missing-zaaktype-informatieobjecttype-relation',
+      'Het informatieobjecttype van het informatieobject hoort niet bij het zaaktype van de zaak.',
+    );
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The API plugins build on: everything the package exports except the registry factory itself, so
+ * a built-in plugin can import it without a cycle through `createRegistry`'s presets.
+ */
+export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState } from './plugin.js';
+export type { ZaakService, ZaakScope, FindZaakOptions } from './resources/zaak/service.js';
+export type { ZaakRecordKind } from './resources/records/index.js';
+export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
+export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';
+export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
+export { PluginError } from './plugin-host.js';
+export { TtlCache } from './remote/cache.js';
+export { pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
+export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
+export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
+export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';
+export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials } from './remote/fetch.js';
+export { consoleLogger, type Logger, type LogLevel } from './log.js';
+export type { OpenApiFragment } from './openapi/build.js';
+export {
+  authenticationPlugins,
+  zgwJwt,
+  signZgwJwt,
+  staticAuthorizations,
+  autorisatiesApi,
+  checkApplications,
+  AUTORISATIES_WEBHOOK_PATH,
+  type AuthOptions,
+  type AutorisatiesNotifications,
+  type ClientSecrets,
+  type ZgwJwtOptions,
+  type ZgwClaims,
+  type AutorisatiesApiOptions,
+  type Applicatie,
+  type Autorisatie,
+  type AuthorizationSource,
+} from './auth/index.js';
+export type { AccessSubject } from './resources/shared/access.js';
+export { grantedScopes, hasAnyScope } from './resources/shared/access.js';
