@@ -204,3 +204,44 @@ export function whoAmI(): Plugin {
     },
   };
 }
+
+export interface ResourceServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  host: string;
+  /** What it serves, by path: change an entry and the next GET sees the change. */
+  resources: Map<string, unknown>;
+  requests: RecordedRequest[];
+  /** Serves `value` at `path` and returns its URL. */
+  put(path: string, value: unknown): string;
+  /** How many GETs a URL received. */
+  gets(url: string): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A remote ZGW registry on 127.0.0.1 (a Catalogi API, a Documenten API, ...) that answers GET with the
+ * JSON stored at the path, 404 otherwise: the real HTTP the registry's look-ups go through.
+ */
+export async function startResourceServer(): Promise<ResourceServer> {
+  const state: ResourceServer = {
+    origin: '',
+    host: '',
+    resources: new Map(),
+    requests: [],
+    put(path, value) {
+      state.resources.set(path, value);
+      return state.origin + path;
+    },
+    gets: (url) => state.requests.filter((r) => r.method === 'GET' && state.origin + r.path === url).length,
+    close: () => stop(server),
+  };
+  const { server, origin } = await listen(async (req, res) => {
+    const { method, path } = await record(req, state.requests);
+    if (method !== 'GET' || !state.resources.has(path)) return answer(res, 404, { detail: 'Niet gevonden.' });
+    answer(res, 200, state.resources.get(path));
+  });
+  state.origin = origin;
+  state.host = new URL(origin).host;
+  return state;
+}
