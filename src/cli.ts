@@ -10,6 +10,7 @@ import { staticCatalog } from './catalog/static-catalog.js';
 import { DEFAULT_DATABASE, DEFAULT_PORT, loadConfig, type CliConfig } from './config.js';
 import { consoleLogger, type Logger } from './log.js';
 import { createRegistry, type Registry } from './registry.js';
+import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
 
@@ -70,6 +71,8 @@ async function buildRegistry(config: CliConfig): Promise<Registry> {
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
     authorization: auth,
     logger: log,
+    preset: 'none',
+    plugins: configuredPlugins(config.plugins),
   });
 }
 

@@ -27,6 +27,8 @@ export interface CliConfig {
     notifications?: { auth: string; url?: string; callbackUrl?: string; subscribe?: boolean };
   };
   jwt?: { leewaySeconds?: number; maxAgeSeconds?: number };
+  /** Built-in plugins: options to configure one, `false` to leave a standard one out. */
+  plugins?: Record<string, boolean | object>;
 }
 
 const configSchema: JsonSchema = {
@@ -91,6 +93,18 @@ const configSchema: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       properties: { leewaySeconds: { type: 'integer', minimum: 0 }, maxAgeSeconds: { type: 'integer', minimum: 1 } },
+    },
+    plugins: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        'zrc-rules': {
+          oneOf: [
+            { type: 'boolean' },
+            { type: 'object', additionalProperties: false, properties: { referenceCacheTtlMs: { type: 'integer', minimum: 0 } } },
+          ],
+        },
+      },
     },
   },
 };

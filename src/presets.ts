@@ -4,6 +4,22 @@ import type { Plugin } from './plugin.js';
 /** `standard`: the registry as the Zaken API standard describes it; `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
+/** The built-in plugins by name, with whether the `standard` preset includes them. */
+const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boolean }> = {
+  'zrc-rules': { create: (options) => zrcRules(options), standard: true },
+};
+
 export function presetPlugins(preset: PresetName): Plugin[] {
-  return preset === 'standard' ? [zrcRules()] : [];
+  return preset === 'standard' ? Object.values(BUILT_IN).filter((p) => p.standard).map((p) => p.create()) : [];
+}
+
+/**
+ * The built-in plugins a config file asks for (`"plugins": { "zrc-rules": { ... } }`), on top of the
+ * standard preset: an options object configures one, `true` enables it, `false` leaves it out.
+ */
+export function configuredPlugins(config: Record<string, boolean | object> = {}): Plugin[] {
+  return Object.entries(BUILT_IN)
+    .map(([name, plugin]) => [plugin, config[name] ?? plugin.standard] as const)
+    .filter(([, setting]) => setting !== false)
+    .map(([plugin, setting]) => plugin.create(typeof setting === 'object' ? setting : undefined));
 }

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { configuredPlugins } from '../../src/presets.js';
+
+describe('zrc-rules in the CLI configuration', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'zaakregister-plugins-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+  const load = async (config: unknown) => {
+    const file = path.join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(file, JSON.stringify(config));
+    return () => loadConfig(file, {});
+  };
+
+  it('is on unless the config turns it off; options configure it', async () => {
+    assert.deepEqual(configuredPlugins(undefined).map((p) => p.name), ['zrc-rules']);
+    assert.deepEqual(configuredPlugins({ 'zrc-rules': { referenceCacheTtlMs: 0 } }).map((p) => p.name), ['zrc-rules']);
+    assert.deepEqual(configuredPlugins({ 'zrc-rules': false }), []);
+    const config = (await load({ plugins: { 'zrc-rules': { referenceCacheTtlMs: 5000 } } }))();
+    assert.deepEqual(config.plugins, { 'zrc-rules': { referenceCacheTtlMs: 5000 } });
+  });
+
+  it('refuses unknown plugins and options', async () => {
+    assert.throws(await load({ plugins: { 'zrc-regels': true } }), /plugins/);
+    assert.throws(await load({ plugins: { 'zrc-rules': { cache: 1 } } }), /plugins/);
+  });
+});
