@@ -2,7 +2,7 @@ import type { Plugin } from '../../src/plugin-api.js';
 import { lifecycle } from './lifecycle.js';
 import { lookups } from './lookups.js';
 import { validateRecord } from './records.js';
-import { validateZaak } from './zaak.js';
+import { ZAAK_WRITES, hoofdzaakOf, recheckZaak, validateZaak } from './zaak.js';
 
 export interface ZrcRulesOptions {
   /**
@@ -13,11 +13,10 @@ export interface ZrcRulesOptions {
   referenceCacheTtlMs?: number;
 }
 
-const ZAAK_WRITES = new Set(['create', 'update', 'partial_update']);
-
 /**
- * The run-time rules of the Zaken API standard (zrc-001 … zrc-020, zrc-023) and the lifecycle of a
- * zaak: closing by its end status, the closed zaak's protection, reopening, archiefstatus.
+ * The run-time rules of the Zaken API standard beyond the schemas (zrc-001, 002, 003, 004, 010, 011,
+ * 013, 014, 015, 016…020, 023; the core covers 009, 012 and the uniqueness of zrc-002) and the
+ * lifecycle of a zaak: closing by its end status, the closed zaak's protection, reopening, archiefstatus.
  */
 export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
   const remote = lookups(options.referenceCacheTtlMs ?? 60_000);
@@ -34,7 +33,11 @@ export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
       await validateRecord(ctx, remote);
       await states.prefetch(ctx);
     },
-    beforeWrite: (ctx) => states.beforeWrite(ctx),
+    async beforeWrite(ctx) {
+      const hoofdzaak = await hoofdzaakOf(ctx);
+      await states.beforeWrite(ctx, hoofdzaak ? [hoofdzaak] : []);
+      await recheckZaak(ctx, remote, hoofdzaak);
+    },
     afterWrite: (ctx) => states.afterWrite(ctx),
   };
 }

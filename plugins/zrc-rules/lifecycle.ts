@@ -79,6 +79,20 @@ export function lifecycle(lookups: Lookups) {
     if (errors.length) throw validationError(errors);
   }
 
+  /**
+   * zrc-023: a zaak (or a deelzaak going with it) with besluiten stays; besluiten are removed first.
+   * The zaak is locked, then its deelzaken as they are now: a besluit or deelzaak being added waits.
+   */
+  async function checkDestroy(ctx: RequestContext): Promise<void> {
+    const zaak = await ctx.registry.zaken.find(ctx, String(ctx.current!.uuid), { lock: true, relations: true });
+    if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+    const deelzaken = [...((zaak.deelzaken as string[]) ?? [])].sort();
+    for (const deelzaak of deelzaken) await ctx.registry.zaken.find(ctx, deelzaak, { lock: true });
+    if ((await ctx.registry.zaken.records(ctx, 'zaakbesluit', [String(zaak.uuid), ...deelzaken])).length) {
+      throw invalidParam('nonFieldErrors', 'related-besluiten', 'De zaak heeft nog besluiten; verwijder die eerst.');
+    }
+  }
+
   return {
     async authorize(ctx: RequestContext): Promise<void> {
       if (!guarded(ctx)) return;
@@ -90,24 +104,22 @@ export function lifecycle(lookups: Lookups) {
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await lookups.documentsOf(ctx, String(ctx.zaak!.uuid));
     },
 
-    async beforeWrite(ctx: RequestContext): Promise<void> {
+    /**
+     * Locks the zaken the write touches, and `also` (a hoofdzaak being linked), in uuid order (one
+     * order for every request, so they cannot deadlock each other), then checks the state on the
+     * locked rows: closed since authorization, closing, destruction.
+     */
+    async beforeWrite(ctx: RequestContext, also: string[] = []): Promise<void> {
       const { resource, action } = ctx.operation;
-      if (resource === 'zaak' && action === 'destroy') {
-        // zrc-023: a zaak (or a deelzaak going with it) with besluiten stays; besluiten are removed first.
-        const zaken = [String(ctx.current!.url), ...((ctx.current!.deelzaken as string[]) ?? [])];
-        if ((await ctx.registry.zaken.records(ctx, 'zaakbesluit', zaken)).length) {
-          throw invalidParam('nonFieldErrors', 'related-besluiten', 'De zaak heeft nog besluiten; verwijder die eerst.');
-        }
-        return;
-      }
-      if (!guarded(ctx)) return;
-      // One lock order for every request: by uuid.
-      const zaken = zakenOf(ctx).sort((a, b) => String(a.uuid).localeCompare(String(b.uuid)));
-      for (const zaak of zaken) {
-        const now = await ctx.registry.zaken.find(ctx, String(zaak.uuid), { lock: true });
+      if (resource === 'zaak' && action === 'destroy') return checkDestroy(ctx);
+      const touched = guarded(ctx) ? zakenOf(ctx) : [];
+      const uuids = [...new Set([...touched.map((z) => String(z.uuid)), ...also])].sort();
+      for (const uuid of uuids) {
+        const now = await ctx.registry.zaken.find(ctx, uuid, { lock: true });
         if (!now) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-        if (now.einddatum !== zaak.einddatum) await refuseIfClosed(ctx, now);
-        if (now.uuid === ctx.zaak!.uuid) locked.set(ctx, now);
+        const before = touched.find((z) => z.uuid === uuid);
+        if (before && now.einddatum !== before.einddatum) await refuseIfClosed(ctx, now);
+        if (uuid === ctx.zaak?.uuid) locked.set(ctx, now);
       }
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await checkClosing(ctx, locked.get(ctx)!);
     },

@@ -60,7 +60,8 @@ export function lookups(ttlMs: number) {
       assertShape(kind, url, value);
       return value;
     };
-    return once(ctx, `${kind} ${url}`, () => (cached && ttlMs > 0 ? shared.get(url, load) : load())) as Promise<Record<string, unknown>>;
+    const key = `${kind} ${url}`;
+    return once(ctx, key, () => (cached && ttlMs > 0 ? shared.get(key, load) : load())) as Promise<Record<string, unknown>>;
   }
 
   return {

@@ -1,5 +1,6 @@
 import { invalidParam, validationError, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
 import { fieldError, type Lookups } from './lookups.js';
+import { unchangeable } from './zaak.js';
 
 /** zrc-016, 018, 019, 020: the type a record names must be one of its zaak's zaaktype. */
 const TYPE_OF_RECORD = {
@@ -32,7 +33,7 @@ async function validateZaakinformatieobject(ctx: RequestContext, lookups: Lookup
   if (current) {
     // The relation itself is fixed once made; only its description changes.
     const changed = ['zaak', 'informatieobject'].filter((field) => field in data && data[field] !== current[field]);
-    if (changed.length) throw validationError(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' })));
+    if (changed.length) throw validationError(changed.map(unchangeable));
     return;
   }
   const [document, zaaktype] = await Promise.all([

@@ -1,11 +1,13 @@
 import { ProblemError, RemoteError, invalidParam, validationError, type InvalidParam, type RequestContext } from '../../src/plugin-api.js';
 import { fieldError, type Lookups } from './lookups.js';
 
-const NOT_CHANGEABLE = 'Dit veld mag niet gewijzigd worden.';
 const IMMUTABLE_FIELDS = ['identificatie', 'bronorganisatie', 'zaaktype'];
 
+/** zrc-002, zrc-004: a field that is fixed once the resource exists. */
+export const unchangeable = (name: string): InvalidParam => ({ name, code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' });
+
 /** A rule's 400 as its invalid params instead of a throw, so one answer lists every broken rule. */
-export async function attempt(check: () => Promise<void> | void): Promise<InvalidParam[]> {
+async function attempt(check: () => Promise<void> | void): Promise<InvalidParam[]> {
   try {
     await check();
     return [];
@@ -14,6 +16,8 @@ export async function attempt(check: () => Promise<void> | void): Promise<Invali
     throw error;
   }
 }
+
+export const ZAAK_WRITES = new Set(['create', 'update', 'partial_update']);
 
 /** The rules of zaak_create, zaak_update and zaak_partial_update (zrc-001, 002, 010, 011, 013, 014, 015, archiefstatus). */
 export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promise<void> {
@@ -25,7 +29,7 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
   // zrc-002 (and the zaaktype): what identifies a zaak and its type never changes.
   if (current) {
     for (const field of IMMUTABLE_FIELDS) {
-      if (field in data && data[field] !== current[field]) errors.push({ name: field, code: 'wijzigen-niet-toegelaten', reason: NOT_CHANGEABLE });
+      if (field in data && data[field] !== current[field]) errors.push(unchangeable(field));
     }
   }
 
@@ -89,14 +93,41 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
 async function checkHoofdzaak(ctx: RequestContext): Promise<void> {
   const url = ctx.data!.hoofdzaak;
   if (!url) return;
-  if (ctx.current && url === ctx.current.url) throw invalidParam('hoofdzaak', 'self-forbidden', 'Een zaak kan niet zijn eigen hoofdzaak zijn.');
   const hoofdzaak = await ctx.registry.zaken.find(ctx, String(url));
   // The core answers for URLs that are no zaak here (no_match, does_not_exist).
-  if (!hoofdzaak) return;
+  if (hoofdzaak) checkHierarchy(hoofdzaak, ctx.current);
+}
+
+function checkHierarchy(hoofdzaak: Record<string, unknown>, self: Record<string, unknown> | undefined): void {
+  if (self && hoofdzaak.uuid === self.uuid) throw invalidParam('hoofdzaak', 'self-forbidden', 'Een zaak kan niet zijn eigen hoofdzaak zijn.');
   if (hoofdzaak.hoofdzaak) throw invalidParam('hoofdzaak', 'deelzaak-als-hoofdzaak', 'Een deelzaak kan geen hoofdzaak zijn.');
-  if ((ctx.current?.deelzaken as unknown[] | undefined)?.length) {
+  if ((self?.deelzaken as unknown[] | undefined)?.length) {
     throw invalidParam('hoofdzaak', 'deelzaak-als-hoofdzaak', 'Een zaak met deelzaken kan zelf geen deelzaak worden.');
   }
+}
+
+/** The uuid of the hoofdzaak a zaak write sets, to lock it with the zaak. */
+export async function hoofdzaakOf(ctx: RequestContext): Promise<string | undefined> {
+  const { resource, action } = ctx.operation;
+  if (resource !== 'zaak' || !ZAAK_WRITES.has(action) || !ctx.data?.hoofdzaak) return undefined;
+  return (await ctx.registry.zaken.find(ctx, String(ctx.data.hoofdzaak)))?.uuid as string | undefined;
+}
+
+/**
+ * Inside the transaction, with the zaak and its hoofdzaak locked: zrc-013 and the archiefstatus rule
+ * again, on the state concurrent requests may have changed since `validate` (a chain or cycle of
+ * deelzaken, a document added).
+ */
+export async function recheckZaak(ctx: RequestContext, lookups: Lookups, hoofdzaakUuid: string | undefined): Promise<void> {
+  const { resource, action } = ctx.operation;
+  if (resource !== 'zaak' || !ZAAK_WRITES.has(action)) return;
+  if (hoofdzaakUuid) {
+    const hoofdzaak = await ctx.registry.zaken.find(ctx, hoofdzaakUuid);
+    if (!hoofdzaak) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    const self = ctx.current ? await ctx.registry.zaken.find(ctx, String(ctx.current.uuid), { relations: true }) : undefined;
+    checkHierarchy(hoofdzaak, self);
+  }
+  await checkArchiefstatus(ctx, lookups, { ...ctx.current, ...ctx.data });
 }
 
 /** Leaving `nog_te_archiveren` needs archived documents and the archive parameters. */

@@ -183,6 +183,8 @@ for (const backend of BACKENDS) {
         assert.deepEqual([missing.status, ...first(missing.body)], [400, 'informatieobject', 'bad-url']);
         const wrong = await relate(zaak, world.communicatiekanaal);
         assert.deepEqual([wrong.status, ...first(wrong.body)], [400, 'informatieobject', 'invalid-resource']);
+        const elsewhere = await relate(zaak, 'https://documenten.elders.test/documenten/api/v1/enkelvoudiginformatieobjecten/1');
+        assert.deepEqual([elsewhere.status, ...first(elsewhere.body)], [400, 'informatieobject', 'bad-url']);
       });
 
       it('is hoort_bij with a server-set registratiedatum, and its zaak and informatieobject never change', async () => {
@@ -233,6 +235,17 @@ for (const backend of BACKENDS) {
         }));
         assert.equal(broken.status, 400);
         assert.deepEqual(codes(broken.body), [['relevanteAndereZaken.1.url', 'bad-url'], ['relevanteAndereZaken.2.url', 'bad-url']]);
+        const notAZaak = await post('/zaken', zaakInput({ relevanteAndereZaken: [{ url: world.communicatiekanaal, aardRelatie: 'vervolg' }] }));
+        assert.deepEqual(codes(notAZaak.body), [['relevanteAndereZaken.0.url', 'invalid-resource']]);
+      });
+
+      it('a cached look-up of one kind never passes for another kind', async () => {
+        assert.equal((await post('/zaken', zaakInput({ relevanteAndereZaken: [{ url: world.remoteZaak, aardRelatie: 'vervolg' }] }))).status, 201);
+        const asChannel = await post('/zaken', zaakInput({ communicatiekanaal: world.remoteZaak }));
+        assert.deepEqual([asChannel.status, ...first(asChannel.body)], [400, 'communicatiekanaal', 'invalid-resource']);
+        assert.equal((await post('/zaken', zaakInput({ communicatiekanaal: world.communicatiekanaal }))).status, 201);
+        const asZaak = await post('/zaken', zaakInput({ relevanteAndereZaken: [{ url: world.communicatiekanaal, aardRelatie: 'vervolg' }] }));
+        assert.deepEqual(codes(asZaak.body), [['relevanteAndereZaken.0.url', 'invalid-resource']]);
       });
 
       it('zrc-012: verlenging and opschorting are validated as groups when sent; null is omitted; answers are nested', async () => {
@@ -253,8 +266,10 @@ for (const backend of BACKENDS) {
         const deelzaak = await newZaak({ hoofdzaak: hoofdzaak.url });
         const deeper = await post('/zaken', zaakInput({ hoofdzaak: deelzaak.url }));
         assert.deepEqual([deeper.status, ...first(deeper.body)], [400, 'hoofdzaak', 'deelzaak-als-hoofdzaak']);
-        const itself = await patch(hoofdzaak.url, { hoofdzaak: hoofdzaak.url });
-        assert.deepEqual([itself.status, ...first(itself.body)], [400, 'hoofdzaak', 'self-forbidden']);
+        for (const self of [hoofdzaak.url, hoofdzaak.url.replace(hoofdzaak.uuid, hoofdzaak.uuid.toUpperCase())]) {
+          const itself = await patch(hoofdzaak.url, { hoofdzaak: self });
+          assert.deepEqual([itself.status, ...first(itself.body)], [400, 'hoofdzaak', 'self-forbidden'], self);
+        }
         const other = await newZaak();
         const withDeelzaken = await patch(hoofdzaak.url, { hoofdzaak: other.url });
         assert.deepEqual([withDeelzaken.status, ...first(withDeelzaken.body)], [400, 'hoofdzaak', 'deelzaak-als-hoofdzaak']);
@@ -401,12 +416,25 @@ for (const backend of BACKENDS) {
           patch(zaak.resultaat, { toelichting: 'anders' }, 'behandelaar'),
           status(zaak, world.types.statusEnd, '2024-03-06T10:00:00+01:00', 'behandelaar'),
           post(`/zaken/${zaak.uuid}/besluiten`, { besluit: 'https://besluiten.test/api/v1/besluiten/1' }, 'behandelaar'),
+          post('/zaakinformatieobjecten', { zaak: zaak.url, informatieobject: world.document({ indicatieGebruiksrecht: true }) }, 'behandelaar'),
+          patch(zaak.zaakinformatieobjecten[0], { titel: 'anders' }, 'behandelaar'),
         ]);
         for (const response of attempts) assert.deepEqual([response.status, response.body?.code], [403, 'permission_denied'], response.text);
         assert.equal((await as('behandelaar', zaak.url)).status, 200, 'reading stays allowed');
         const forced = await patch(zaak.url, { omschrijving: 'correctie' }, 'forceer');
         assert.equal(forced.status, 200, forced.text);
         assert.equal((await rol(zaak, world.types.rolBehandelaar, 'forceer')).status, 201);
+        const corrected = await status(zaak, world.types.statusEnd, '2024-03-08T10:00:00+01:00', 'forceer');
+        assert.equal(corrected.status, 201, corrected.text);
+        assert.equal((await get(zaak.url)).body.einddatum, '2024-03-08', 'a corrected end status moves einddatum');
+      });
+
+      it('is seen by a request that was authorized while the zaak was still open', async () => {
+        const zaak = await newZaak();
+        await resultaat(zaak);
+        const results = await Promise.all([0, 1].map(() => status(zaak, world.types.statusEnd, '2024-03-05T10:00:00+01:00', 'behandelaar')));
+        assert.deepEqual(results.map((r) => r.status).sort(), [201, 403], results.map((r) => r.text).join('\n'));
+        assert.equal((await get(`/statussen?zaak=${encodeURIComponent(zaak.url)}`)).body.count, 1);
       });
 
       it('reopens by a non-end status only with zaken.heropenen, clearing einddatum and the archive fields', async () => {
@@ -427,6 +455,28 @@ for (const backend of BACKENDS) {
       it('can still be destroyed with zaken.verwijderen', async () => {
         const zaak = await closedZaak();
         assert.equal((await as('behandelaar', zaak.url, { method: 'DELETE' })).status, 204);
+      });
+    });
+
+    describe('under concurrency', () => {
+      it('two zaken made each other’s hoofdzaak at once: one succeeds, never a cycle', async () => {
+        const [a, b] = [await newZaak(), await newZaak()];
+        const results = await Promise.all([patch(a.url, { hoofdzaak: b.url }), patch(b.url, { hoofdzaak: a.url })]);
+        assert.deepEqual(results.map((r) => r.status).sort(), [200, 400], results.map((r) => r.text).join('\n'));
+        const [nowA, nowB] = [(await get(a.url)).body, (await get(b.url)).body];
+        assert.ok(!(nowA.hoofdzaak && nowB.hoofdzaak), 'no cycle');
+      });
+
+      it('a besluit linked while the zaak is destroyed: never both', async () => {
+        for (let round = 0; round < 3; round++) {
+          const zaak = await newZaak();
+          const [destroyed, linked] = await Promise.all([
+            as('admin', zaak.url, { method: 'DELETE' }),
+            post(`/zaken/${zaak.uuid}/besluiten`, { besluit: 'https://besluiten.test/api/v1/besluiten/9' }),
+          ]);
+          assert.ok(!(destroyed.status === 204 && linked.status === 201), `${destroyed.text} / ${linked.text}`);
+          assert.ok([204, 400].includes(destroyed.status) && [201, 404].includes(linked.status), `${destroyed.status} ${linked.status}`);
+        }
       });
     });
 

@@ -58,7 +58,7 @@ function localDate(): string {
 async function resolveHoofdzaak(ctx: RequestContext, url: string): Promise<number> {
   const uuid = localZaakUuid(ctx.baseUrl, url);
   if (!uuid) throw invalidParam('hoofdzaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
-  const hoofdzaak = await findZaakByUuid(ctx.registry.storage.knex, uuid);
+  const hoofdzaak = await findZaakByUuid(ctx.tx ?? ctx.registry.storage.knex, uuid);
   if (!hoofdzaak) throw invalidParam('hoofdzaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
   // Linking to a zaak is only for a client that may see it.
   const subject = { zaaktype: String(hoofdzaak.zaaktype), vertrouwelijkheidaanduiding: String(hoofdzaak.vertrouwelijkheidaanduiding) };
@@ -99,6 +99,7 @@ async function prepareData(ctx: RequestContext, creating: boolean): Promise<void
     data.registratiedatum ??= localDate();
     data.archiefstatus ??= 'nog_te_archiveren';
   }
+  // Resolved now for its 400/403 before any hook runs; the write reuses the answer.
   if ('hoofdzaak' in data) await hoofdzaakColumn(ctx);
 }
 
