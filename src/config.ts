@@ -104,6 +104,7 @@ const configSchema: JsonSchema = {
             { type: 'object', additionalProperties: false, properties: { referenceCacheTtlMs: { type: 'integer', minimum: 0 } } },
           ],
         },
+        archive: { type: 'boolean' },
       },
     },
   },

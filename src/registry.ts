@@ -45,7 +45,7 @@ export interface RegistryOptions {
    */
   authorization?: 'development' | AuthOptions;
   /**
-   * The built-in plugins to start from: `standard` (default) adds the ZGW business rules (`zrcRules`);
+   * The built-in plugins to start from: `standard` (default) adds the ZGW business rules (`zrcRules`, `archive`);
    * `none` gives the bare core. A plugin in `plugins` with the same name replaces the preset's.
    */
   preset?: PresetName;

@@ -18,9 +18,9 @@ describe('zrc-rules in the CLI configuration', () => {
   };
 
   it('is on unless the config turns it off; options configure it', async () => {
-    assert.deepEqual(configuredPlugins(undefined).map((p) => p.name), ['zrc-rules']);
-    assert.deepEqual(configuredPlugins({ 'zrc-rules': { referenceCacheTtlMs: 0 } }).map((p) => p.name), ['zrc-rules']);
-    assert.deepEqual(configuredPlugins({ 'zrc-rules': false }), []);
+    assert.deepEqual(configuredPlugins(undefined).map((p) => p.name), ['zrc-rules', 'archive']);
+    assert.deepEqual(configuredPlugins({ 'zrc-rules': { referenceCacheTtlMs: 0 }, archive: false }).map((p) => p.name), ['zrc-rules']);
+    assert.deepEqual(configuredPlugins({ 'zrc-rules': false, archive: false }), []);
     const config = (await load({ plugins: { 'zrc-rules': { referenceCacheTtlMs: 5000 } } }))();
     assert.deepEqual(config.plugins, { 'zrc-rules': { referenceCacheTtlMs: 5000 } });
   });
