@@ -173,6 +173,14 @@ for (const backend of BACKENDS) {
       });
     }
 
+    it('a besluit its registry does not serve: 502 bad_gateway, no status, the zaak stays open', async () => {
+      const zaak = await newZaak();
+      await created(`/zaken/${zaak.uuid}/besluiten`, { besluit: `${remote.origin}/besluiten/api/v1/besluiten/weg` });
+      const { response, zaak: after } = await close(zaak, 'ingangsdatum_besluit');
+      assert.deepEqual([response.status, response.body.code], [502, 'bad_gateway'], response.text);
+      assert.deepEqual([after.einddatum, after.status], [null, null]);
+    });
+
     it('no term → no date; a nominatie the zaak already has is kept; blijvend_bewaren has no retention start', async () => {
       assert.deepEqual(archived((await close(await newZaak(), 'zonderTermijn')).zaak), ['blijvend_bewaren', null, null]);
       const kept = await newZaak({ archiefnominatie: 'blijvend_bewaren' });

@@ -1,5 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-import { ProblemError, RemoteError, invalidParam, type RequestContext } from '../../src/plugin-api.js';
+import { invalidParam, upstream, type RequestContext } from '../../src/plugin-api.js';
 
 /** `brondatumArchiefprocedure` of a resultaattype (Catalogi API). */
 export interface BrondatumArchiefprocedure {
@@ -36,15 +36,9 @@ function at(object: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), object);
 }
 
-/** Fetches a resource another registry holds; failing to is that registry's failure (502): the date cannot be derived. */
-async function fetchRemote(ctx: RequestContext, url: string): Promise<Record<string, unknown>> {
-  try {
-    return await ctx.registry.remote.getJson<Record<string, unknown>>(url);
-  } catch (error) {
-    if (!(error instanceof RemoteError)) throw error;
-    throw new ProblemError('bad_gateway', { detail: `De brondatum kan niet worden bepaald: ${error.message}` });
-  }
-}
+/** A resource another registry holds; failing to fetch it means the date cannot be derived (502). */
+const fetchRemote = (ctx: RequestContext, url: string) =>
+  upstream('Een bron voor de brondatum', () => ctx.registry.remote.getJson<Record<string, unknown>>(url));
 
 const bad = (reason: string) => invalidParam('nonFieldErrors', 'archiefactiedatum-error', reason);
 

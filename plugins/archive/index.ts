@@ -1,4 +1,4 @@
-import { ProblemError, RemoteError, type Plugin, type ZaakTransition } from '../../src/plugin-api.js';
+import { upstream, type Plugin, type ZaakTransition } from '../../src/plugin-api.js';
 import { addDuration, brondatum, type BrondatumArchiefprocedure } from './derivation.js';
 
 /**
@@ -13,13 +13,7 @@ export function archive(): Plugin {
       const { ctx, zaak, changes } = transition;
       const [resultaat] = await ctx.registry.zaken.records(ctx, 'resultaat', String(zaak.uuid));
       if (!resultaat) return;
-      let resultaattype: Record<string, unknown>;
-      try {
-        resultaattype = await ctx.registry.catalog.get('resultaattype', String(resultaat.resultaattype));
-      } catch (error) {
-        if (!(error instanceof RemoteError)) throw error;
-        throw new ProblemError('bad_gateway', { detail: `Het resultaattype kan niet worden opgehaald: ${error.message}` });
-      }
+      const resultaattype = await upstream('Het resultaattype', () => ctx.registry.catalog.get('resultaattype', String(resultaat.resultaattype)));
       const nominatie = (zaak.archiefnominatie as string | null) || (resultaattype.archiefnominatie as string | undefined) || null;
       if (!zaak.archiefnominatie && nominatie) changes.archiefnominatie = nominatie;
 

@@ -1,8 +1,8 @@
 import {
-  ProblemError,
   RemoteError,
   TtlCache,
-  invalidParam,
+  referenceError,
+  upstream,
   type CatalogKind,
   type CatalogObject,
   type RequestContext,
@@ -28,13 +28,6 @@ type RemoteKind = keyof typeof SHAPES;
 function assertShape(kind: RemoteKind, url: string, value: unknown): void {
   const ok = !!value && typeof value === 'object' && !Array.isArray(value) && SHAPES[kind].every((f) => typeof (value as Record<string, unknown>)[f] === 'string');
   if (!ok) throw new RemoteError('invalid-resource', url, `${url} is geen ${kind}`);
-}
-
-/** A failed look-up of a URL the client sent in `field`: `invalid-resource` when it is the wrong kind, else `bad-url`. */
-export function fieldError(field: string, error: unknown): unknown {
-  if (!(error instanceof RemoteError)) return error;
-  const code = error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url';
-  return invalidParam(field, code, error.reason === 'not-allowed' ? `${error.url}: deze host is niet toegestaan.` : error.message);
 }
 
 /**
@@ -65,24 +58,19 @@ export function lookups(ttlMs: number) {
   }
 
   return {
-    /** A zaaktype a client sent in `field` (zrc-001): 400 when it cannot be read or is none. */
-    async zaaktype(ctx: RequestContext, url: string, field = 'zaaktype'): Promise<ZaakType> {
+    /** A zaaktype a client sent (zrc-001): 400 when it cannot be read or is none. */
+    async zaaktype(ctx: RequestContext, url: string): Promise<ZaakType> {
       try {
         return await once(ctx, `zaaktype ${url}`, () => ctx.registry.catalog.zaaktype(url));
       } catch (error) {
-        throw fieldError(field, error);
+        throw referenceError('zaaktype', error);
       }
     },
 
     /** The zaaktype of a stored zaak. It was valid when stored, so a failure now is the catalog's: 502. */
-    async zaaktypeOf(ctx: RequestContext, zaak: Record<string, unknown>): Promise<ZaakType> {
+    zaaktypeOf(ctx: RequestContext, zaak: Record<string, unknown>): Promise<ZaakType> {
       const url = String(zaak.zaaktype);
-      try {
-        return await once(ctx, `zaaktype ${url}`, () => ctx.registry.catalog.zaaktype(url));
-      } catch (error) {
-        if (!(error instanceof RemoteError)) throw error;
-        throw new ProblemError('bad_gateway', { detail: `Het zaaktype van de zaak kan niet worden opgehaald: ${error.message}` });
-      }
+      return upstream('Het zaaktype van de zaak', () => once(ctx, `zaaktype ${url}`, () => ctx.registry.catalog.zaaktype(url)));
     },
 
     /** A statustype, resultaattype, ... a client sent in `field`. */
@@ -90,18 +78,13 @@ export function lookups(ttlMs: number) {
       try {
         return await once(ctx, `${kind} ${url}`, () => ctx.registry.catalog.get(kind, url));
       } catch (error) {
-        throw fieldError(field, error);
+        throw referenceError(field, error);
       }
     },
 
     /** All statustypen of a zaaktype (for the end status); a failure is the catalog's. */
-    async statustypen(ctx: RequestContext, zaaktype: ZaakType): Promise<CatalogObject[]> {
-      try {
-        return await once(ctx, `statustypen ${zaaktype.url}`, () => ctx.registry.catalog.listFor('statustype', zaaktype));
-      } catch (error) {
-        if (!(error instanceof RemoteError)) throw error;
-        throw new ProblemError('bad_gateway', { detail: `De statustypen van het zaaktype kunnen niet worden opgehaald: ${error.message}` });
-      }
+    statustypen(ctx: RequestContext, zaaktype: ZaakType): Promise<CatalogObject[]> {
+      return upstream('De statustypen van het zaaktype', () => once(ctx, `statustypen ${zaaktype.url}`, () => ctx.registry.catalog.listFor('statustype', zaaktype)));
     },
 
     /** An informatieobject, fresh for this request. Throws `RemoteError`. */
@@ -115,12 +98,9 @@ export function lookups(ttlMs: number) {
     async documentsOf(ctx: RequestContext, zaakUuid: string): Promise<Informatieobject[]> {
       const links = await ctx.registry.zaken.records(ctx, 'zaakinformatieobject', zaakUuid);
       const urls = [...new Set(links.map((link) => String(link.informatieobject)))];
-      try {
-        return await Promise.all(urls.map((url) => fetchKind(ctx, 'informatieobject', url, false) as Promise<unknown> as Promise<Informatieobject>));
-      } catch (error) {
-        if (!(error instanceof RemoteError)) throw error;
-        throw new ProblemError('bad_gateway', { detail: `Een informatieobject van de zaak kan niet worden opgehaald: ${error.message}` });
-      }
+      return upstream('Een informatieobject van de zaak', () =>
+        Promise.all(urls.map((url) => fetchKind(ctx, 'informatieobject', url, false) as Promise<unknown> as Promise<Informatieobject>)),
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
-import { invalidParam, validationError, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
-import { fieldError, type Lookups } from './lookups.js';
+import { invalidParam, referenceError, validationError, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
+import type { Lookups } from './lookups.js';
 import { unchangeable } from './zaak.js';
 
 /** zrc-016, 018, 019, 020: the type a record names must be one of its zaak's zaaktype. */
@@ -38,7 +38,7 @@ async function validateZaakinformatieobject(ctx: RequestContext, lookups: Lookup
   }
   const [document, zaaktype] = await Promise.all([
     lookups.informatieobject(ctx, String(data.informatieobject)).catch((error: unknown) => {
-      throw fieldError('informatieobject', error);
+      throw referenceError('informatieobject', error);
     }),
     lookups.zaaktypeOf(ctx, ctx.zaak!),
   ]);

@@ -1,5 +1,5 @@
-import { ProblemError, RemoteError, invalidParam, validationError, type InvalidParam, type RequestContext } from '../../src/plugin-api.js';
-import { fieldError, type Lookups } from './lookups.js';
+import { ProblemError, RemoteError, invalidParam, referenceError, validationError, type InvalidParam, type RequestContext } from '../../src/plugin-api.js';
+import type { Lookups } from './lookups.js';
 
 const IMMUTABLE_FIELDS = ['identificatie', 'bronorganisatie', 'zaaktype'];
 
@@ -54,7 +54,7 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
       try {
         await lookups.communicatiekanaal(ctx, String(data.communicatiekanaal));
       } catch (error) {
-        throw fieldError('communicatiekanaal', error);
+        throw referenceError('communicatiekanaal', error);
       }
     }),
     // zrc-011: each related zaak must resolve; ones in this registry are looked up directly.
@@ -68,7 +68,7 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
             await lookups.remoteZaak(ctx, related.url);
           }
         } catch (error) {
-          throw fieldError(field, error);
+          throw referenceError(field, error);
         }
       }),
     ),
@@ -91,9 +91,9 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
 
 /** zrc-013: one level of deelzaken only, and never the zaak itself. */
 async function checkHoofdzaak(ctx: RequestContext): Promise<void> {
-  const url = ctx.data!.hoofdzaak;
+  const url = linkedHoofdzaak(ctx);
   if (!url) return;
-  const hoofdzaak = await ctx.registry.zaken.find(ctx, String(url));
+  const hoofdzaak = await ctx.registry.zaken.find(ctx, url);
   // The core answers for URLs that are no zaak here (no_match, does_not_exist).
   if (hoofdzaak) checkHierarchy(hoofdzaak, ctx.current);
 }
@@ -109,8 +109,14 @@ function checkHierarchy(hoofdzaak: Record<string, unknown>, self: Record<string,
 /** The uuid of the hoofdzaak a zaak write sets, to lock it with the zaak. */
 export async function hoofdzaakOf(ctx: RequestContext): Promise<string | undefined> {
   const { resource, action } = ctx.operation;
-  if (resource !== 'zaak' || !ZAAK_WRITES.has(action) || !ctx.data?.hoofdzaak) return undefined;
-  return (await ctx.registry.zaken.find(ctx, String(ctx.data.hoofdzaak)))?.uuid as string | undefined;
+  const url = resource === 'zaak' && ZAAK_WRITES.has(action) ? linkedHoofdzaak(ctx) : undefined;
+  return url ? ((await ctx.registry.zaken.find(ctx, url))?.uuid as string | undefined) : undefined;
+}
+
+/** The hoofdzaak a zaak write links anew; a PUT repeating the current one changes nothing to check. */
+function linkedHoofdzaak(ctx: RequestContext): string | undefined {
+  const url = ctx.data?.hoofdzaak;
+  return url && url !== ctx.current?.hoofdzaak ? String(url) : undefined;
 }
 
 /**

@@ -373,6 +373,17 @@ for (const backend of BACKENDS) {
         assert.equal(world.documents.gets(document) - before, 1, 'one fetch per document per request');
       });
 
+      it('a document the Documenten API no longer serves: 502 bad_gateway, the zaak stays open', async () => {
+        const zaak = await newZaak();
+        await resultaat(zaak);
+        const document = world.document({ indicatieGebruiksrecht: true });
+        assert.equal((await relate(zaak, document)).status, 201);
+        world.documents.resources.delete(new URL(document).pathname);
+        const response = await status(zaak, world.types.statusEnd);
+        assert.deepEqual([response.status, response.body.code], [502, 'bad_gateway'], response.text);
+        assert.equal((await get(zaak.url)).body.einddatum, null);
+      });
+
       it('by the highest volgnummer: sets einddatum (the date as the client gave it) and runs the zaakClosing hooks', async () => {
         const zaak = await newZaak({ identificatie: 'ZAAK-SLUITEN-1' });
         await resultaat(zaak);

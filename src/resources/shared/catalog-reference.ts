@@ -1,14 +1,12 @@
 import type { CatalogKind, CatalogObject } from '../../catalog/types.js';
 import type { RequestContext } from '../../plugin.js';
-import { invalidParam } from '../../problem.js';
-import { RemoteError } from '../../remote/fetch.js';
+import { referenceError } from '../../remote/errors.js';
 
 /** A catalog resource a client referred to in `field`; a failed look-up is that field's 400. */
 export async function catalogReference(ctx: RequestContext, kind: Exclude<CatalogKind, 'zaaktype'>, url: string, field: string): Promise<CatalogObject> {
   try {
     return await ctx.registry.catalog.get(kind, url);
   } catch (error) {
-    if (!(error instanceof RemoteError)) throw error;
-    throw invalidParam(field, error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url', error.message);
+    throw referenceError(field, error);
   }
 }

@@ -3,7 +3,7 @@ import type { Operation, QueryParameter } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
-import { RemoteError } from '../../remote/fetch.js';
+import { referenceError } from '../../remote/errors.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
@@ -80,8 +80,7 @@ async function loadSubject(ctx: RequestContext, creating: boolean): Promise<void
     try {
       data.vertrouwelijkheidaanduiding = (await ctx.registry.catalog.zaaktype(String(data.zaaktype))).vertrouwelijkheidaanduiding;
     } catch (error) {
-      if (!(error instanceof RemoteError)) throw error;
-      throw invalidParam('zaaktype', error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url', error.message);
+      throw referenceError('zaaktype', error);
     }
   } else if (data.vertrouwelijkheidaanduiding === undefined && !creating) {
     delete data.vertrouwelijkheidaanduiding;

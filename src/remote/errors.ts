@@ -1,0 +1,25 @@
+import { ProblemError, invalidParam } from '../problem.js';
+import { RemoteError } from './fetch.js';
+
+/**
+ * A failed look-up of a URL the client sent in `field`: 400 `invalid-resource` when it answered but
+ * is not that kind of resource, else `bad-url` (not 200, host not allowed, timeout). Other errors pass.
+ */
+export function referenceError(field: string, error: unknown): unknown {
+  if (!(error instanceof RemoteError)) return error;
+  if (error.reason === 'invalid-resource') return invalidParam(field, 'invalid-resource', error.message);
+  return invalidParam(field, 'bad-url', error.reason === 'not-allowed' ? `${error.url}: deze host is niet toegestaan.` : error.message);
+}
+
+/**
+ * A look-up of something the registry relies on but the client did not send (a stored zaak's
+ * zaaktype, its documents, its besluiten): failing is the other registry's failure, `502 bad_gateway`.
+ */
+export async function upstream<T>(what: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (!(error instanceof RemoteError)) throw error;
+    throw new ProblemError('bad_gateway', { detail: `${what} kan niet worden opgehaald: ${error.message}` });
+  }
+}
