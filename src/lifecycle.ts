@@ -47,8 +47,9 @@ export const HOOK_KIND: Record<RequestHookName, 'sequential' | 'first' | 'parall
 export const WRITE_HOOKS: ReadonlySet<RequestHookName> = new Set(['validate', 'beforeWrite', 'afterWrite', 'afterCommit']);
 
 /**
- * Domain hooks, outside the request order above: a zaak closes or reopens. They run sequentially
- * inside the write transaction of the request that changes the zaak (see `ZaakHooks`).
+ * Domain hooks, outside the request order above: a zaak closes or reopens, a zaak or record changes.
+ * They run sequentially inside the write transaction that makes the change (see `ZaakHooks`), also
+ * when the change does not come from a request.
  */
-export const ZAAK_HOOKS = ['zaakClosing', 'zaakReopening'] as const;
+export const ZAAK_HOOKS = ['zaakClosing', 'zaakReopening', 'resourceChanged'] as const;
 export type ZaakHookName = (typeof ZAAK_HOOKS)[number];

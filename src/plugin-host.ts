@@ -1,5 +1,5 @@
 import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
-import type { Plugin, Principal, RequestContext, ZaakTransition } from './plugin.js';
+import type { Plugin, Principal, RequestContext, ResourceChange, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
 
@@ -58,7 +58,7 @@ export class PluginHost {
     >;
   }
 
-  has(hook: RequestHookName): boolean {
+  has(hook: RequestHookName | ZaakHookName): boolean {
     return this.hooks[hook].length > 0;
   }
 
@@ -75,9 +75,9 @@ export class PluginHost {
     for (const b of bound) await this.call(b, hook, [ctx]);
   }
 
-  /** Runs the `zaakClosing` or `zaakReopening` hooks, one after the other. */
-  async transition(hook: ZaakHookName, transition: ZaakTransition): Promise<void> {
-    for (const b of this.hooks[hook]) await this.call(b, hook, [transition]);
+  /** Runs a domain hook (`zaakClosing`, `zaakReopening`, `resourceChanged`), one after the other. */
+  async domain<H extends ZaakHookName>(hook: H, event: H extends 'resourceChanged' ? ResourceChange : ZaakTransition): Promise<void> {
+    for (const b of this.hooks[hook]) await this.call(b, hook, [event]);
   }
 
   /** The first `authenticate` hook that returns a principal wins. */

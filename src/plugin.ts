@@ -129,14 +129,46 @@ export interface ZaakTransition {
   readonly changes: Record<string, unknown>;
 }
 
+/** What a change did: the actions of the audit trail and of notifications. */
+export type ChangeAction = 'create' | 'update' | 'partial_update' | 'destroy';
+
 /**
- * Domain hooks: a zaak closes (its end status is set) or reopens. Which status closes a zaak is a
+ * A zaak or one of its records was created, changed or removed, announced to `resourceChanged` hooks
+ * inside the transaction that makes the change: whatever a hook writes on `tx` (an outbox delivery)
+ * commits or rolls back with it. Every path announces it: API requests, `registry.services.zaken`
+ * record writes from plugins or admin code, and records removed together with their zaak.
+ */
+export interface ResourceChange {
+  readonly tx: Knex.Transaction;
+  /** The base URL the URLs below are built on. */
+  readonly baseUrl: string;
+  /** `zaak`, `status`, `zaakinformatieobject`, ... (the audit trail's and notifications' names). */
+  readonly resource: string;
+  readonly action: ChangeAction;
+  readonly resourceUrl: string;
+  /** URL of the zaak the resource belongs to (the zaak itself for `zaak`). */
+  readonly hoofdObject: string;
+  /** That zaak's own fields: after the change, or as it was when it is being destroyed. */
+  readonly zaak: Record<string, unknown>;
+  /** The representation before (null when created) and after (null when destroyed). */
+  readonly before: Record<string, unknown> | null;
+  readonly after: Record<string, unknown> | null;
+  /** `request`: an API call; `service`: a `services.zaken` call; `cascade`: removed because its zaak was destroyed. */
+  readonly source: 'request' | 'service' | 'cascade';
+  /** The request, when the change comes from one. */
+  readonly ctx?: RequestContext;
+}
+
+/**
+ * Domain hooks: a zaak closes (its end status is set) or reopens; a zaak or record changes. Which status closes a zaak is a
  * business rule (the zrc-rules plugin decides and calls `registry.zaken.close`); what closing implies
  * besides `einddatum` (archive parameters) is for these hooks. Sequential, in registration order.
  */
 export interface ZaakHooks {
   zaakClosing: Hook<[transition: ZaakTransition]>;
   zaakReopening: Hook<[transition: ZaakTransition]>;
+  /** Sequential, inside the write transaction: enqueue deliveries, keep derived data in step. A throw rolls back. */
+  resourceChanged: Hook<[change: ResourceChange]>;
 }
 
 /** What `setup` receives: the ways a plugin extends the registry. Calling them after start throws. */

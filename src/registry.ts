@@ -10,11 +10,11 @@ import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
 import { PluginHost } from './plugin-host.js';
-import type { Plugin, RegistryServices, SetupApi } from './plugin.js';
+import type { Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
-import { zaakService } from './resources/zaak/service.js';
+import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
 import { presetPlugins, type PresetName } from './presets.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
@@ -90,7 +90,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const remote = remoteClient({ allowedHosts: [], ...options.remote });
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
-  const records = zaakRecordResources();
+  const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
+  const records = zaakRecordResources(announce);
   const services: RegistryServices = {
     apiVersion: options.info?.version ?? ZAKEN_API_VERSION,
     storage,
@@ -98,10 +99,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     remote,
     log,
     baseUrl,
-    zaken: zaakService(storage, host, records.listers),
+    zaken: zaakService(storage, host, records, () => services),
   };
 
-  const operations: Operation[] = [...zaakOperations(), ...records.operations, ...audittrailOperations()];
+  const operations: Operation[] = [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()];
   const migrations: Migration[] = [...coreMigrations];
   const fragments: OpenApiFragment[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];
   let assembling = true;

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Router } from 'express';
 import type { Applicatie } from '../../src/auth/types.js';
@@ -12,20 +13,20 @@ export interface RecordedRequest {
   body?: unknown;
 }
 
-async function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {
+export async function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function stop(server: Server): Promise<void> {
+export async function stop(server: Server): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
   });
 }
 
-async function record(req: IncomingMessage, requests: RecordedRequest[]): Promise<RecordedRequest> {
+export async function record(req: IncomingMessage, requests: RecordedRequest[]): Promise<RecordedRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
@@ -34,9 +35,79 @@ async function record(req: IncomingMessage, requests: RecordedRequest[]): Promis
   return entry;
 }
 
-function answer(res: ServerResponse, status: number, body?: unknown): void {
+export function answer(res: ServerResponse, status: number, body?: unknown): void {
   res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
   res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+/**
+ * How a stand-in API behaves: `ok` normally, `error` answers 500, `hang` never answers (the client's
+ * timeout must fire), `refuse` stops listening (ECONNREFUSED) until another mode listens on the same port.
+ */
+export type Mode = 'ok' | 'error' | 'hang' | 'refuse';
+
+export interface ModalServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  host: string;
+  /** Read-only: change it with `setMode`, which also (re)opens or closes the listening socket. */
+  readonly mode: Mode;
+  setMode(mode: Mode): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on 127.0.0.1 and records every request in `requests`, whatever the mode; in mode `ok`
+ * `handler` then answers it.
+ */
+export async function listenWithModes(
+  requests: RecordedRequest[],
+  handler: (req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest) => unknown,
+): Promise<ModalServer> {
+  let mode: Mode = 'ok';
+  const hung = new Set<IncomingMessage>();
+  const { server, origin } = await listen(async (req, res) => {
+    try {
+      const recorded = await record(req, requests);
+      if (mode === 'error') return answer(res, 500, { detail: 'storing' });
+      if (mode === 'hang') return void hung.add(req);
+      await handler(req, res, recorded);
+    } catch (error) {
+      // A broken request (e.g. a body that is not JSON) must fail its test, not crash the test run.
+      if (!res.headersSent) answer(res, 500, { detail: String(error) });
+    }
+  });
+  const port = (server.address() as AddressInfo).port;
+  const releaseHung = () => {
+    for (const req of hung) req.socket.destroy();
+    hung.clear();
+  };
+  const relisten = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  return {
+    origin,
+    host: new URL(origin).host,
+    get mode() {
+      return mode;
+    },
+    async setMode(next) {
+      mode = next;
+      if (next !== 'hang') releaseHung();
+      // stop() also ends kept-alive connections, so a pooled client connection cannot slip past the refusal.
+      if (next === 'refuse' && server.listening) await stop(server);
+      if (next !== 'refuse' && !server.listening) await relisten();
+    },
+    async close() {
+      releaseHung();
+      if (server.listening) await stop(server);
+    },
+  };
 }
 
 export interface AutorisatiesApiServer {
@@ -94,13 +165,26 @@ export interface Abonnement {
   kanalen: { naam: string; filters: Record<string, string> }[];
 }
 
+export interface Kanaal {
+  url: string;
+  naam: string;
+  documentatieLink: string;
+  filters: string[];
+}
+
 export interface NotificatiesApiServer {
   /** Base URL, `http://127.0.0.1:<port>/notificaties/api/v1`. */
   url: string;
   abonnementen: Abonnement[];
+  /** Registered kanalen; none at the start (register them over HTTP or put them here). */
+  kanalen: Kanaal[];
+  /** Every notification accepted on `POST /notificaties`. */
+  notificaties: Record<string, unknown>[];
   requests: RecordedRequest[];
   /** Answer every request with 503 while true. */
   down: boolean;
+  readonly mode: Mode;
+  setMode(mode: Mode): Promise<void>;
   /** Sends a notification on `kanaal` to every abonnement on it (with its auth); the callbacks' statuses. */
   notify(kanaal: string, notification?: Record<string, unknown>): Promise<number[]>;
   close(): Promise<void>;
@@ -129,27 +213,47 @@ function notification(kanaal: string, overrides: Record<string, unknown> = {}): 
   };
 }
 
+/** A ZGW validation error (400) naming the fields at fault, as the ZGW APIs answer one. */
+export function answerInvalid(res: ServerResponse, invalidParams: { name: string; code: string }[]): void {
+  answer(res, 400, {
+    type: 'https://zgw.test/ref/fouten/ValidationError/',
+    code: 'invalid',
+    title: 'Invalid input.',
+    status: 400,
+    invalidParams: invalidParams.map((param) => ({ ...param, reason: param.code })),
+  });
+}
+
 /**
  * A small Notificaties API on 127.0.0.1. Like Open Notificaties, it accepts an abonnement (POST, or
- * PUT on an existing one) only when a test notification to the callback with its auth answers 204.
+ * PUT on an existing one) only when a test notification to the callback with its auth answers 204,
+ * and a notification (`POST /notificaties`) only on a registered kanaal (`GET`/`POST /kanaal`).
  */
 export async function startNotificatiesApi(): Promise<NotificatiesApiServer> {
   const path = '/notificaties/api/v1';
-  const state: NotificatiesApiServer = {
-    url: '',
-    abonnementen: [],
-    requests: [],
-    down: false,
-    async notify(kanaal, overrides) {
-      const subscribed = state.abonnementen.filter((a) => a.kanalen.some((k) => k.naam === kanaal));
-      return Promise.all(subscribed.map((a) => postNotification(a.callbackUrl, a.auth, notification(kanaal, overrides))));
-    },
-    close: () => stop(server),
-  };
-  const { server, origin } = await listen(async (req, res) => {
-    const { method, body } = await record(req, state.requests);
+  const requests: RecordedRequest[] = [];
+  const modal = await listenWithModes(requests, async (req, res, { method, body }) => {
     if (state.down) return answer(res, 503, { detail: 'onderhoud' });
-    const pathname = new URL(req.url ?? '', origin).pathname;
+    const url = new URL(req.url ?? '', origin);
+    const pathname = url.pathname;
+    if (method === 'POST' && pathname === `${path}/notificaties`) {
+      const sent = body as Record<string, unknown>;
+      if (!state.kanalen.some((k) => k.naam === sent?.kanaal)) return answerInvalid(res, [{ name: 'kanaal', code: 'kanaal_bestaat_niet' }]);
+      state.notificaties.push(sent);
+      return answer(res, 201, sent);
+    }
+    if (method === 'GET' && pathname === `${path}/kanaal`) {
+      const naam = url.searchParams.get('naam');
+      return answer(res, 200, state.kanalen.filter((k) => naam === null || k.naam === naam));
+    }
+    if (method === 'POST' && pathname === `${path}/kanaal`) {
+      const input = (body ?? {}) as Partial<Kanaal>;
+      if (typeof input.naam !== 'string' || !input.naam) return answerInvalid(res, [{ name: 'naam', code: 'required' }]);
+      if (state.kanalen.some((k) => k.naam === input.naam)) return answerInvalid(res, [{ name: 'naam', code: 'unique' }]);
+      const kanaal: Kanaal = { url: `${origin}${path}/kanaal/${randomUUID()}`, naam: input.naam, documentatieLink: input.documentatieLink ?? '', filters: input.filters ?? [] };
+      state.kanalen.push(kanaal);
+      return answer(res, 201, kanaal);
+    }
     if (method === 'GET' && pathname === `${path}/abonnement`) {
       return answer(res, 200, state.abonnementen.map(({ auth: _writeOnly, ...shown }) => shown));
     }
@@ -162,7 +266,24 @@ export async function startNotificatiesApi(): Promise<NotificatiesApiServer> {
     state.abonnementen = [...state.abonnementen.filter((a) => a !== existing), abonnement];
     answer(res, existing ? 200 : 201, abonnement);
   });
-  state.url = origin + path;
+  const { origin } = modal;
+  const state: NotificatiesApiServer = {
+    url: origin + path,
+    abonnementen: [],
+    kanalen: [],
+    notificaties: [],
+    requests,
+    down: false,
+    get mode() {
+      return modal.mode;
+    },
+    setMode: modal.setMode,
+    async notify(kanaal, overrides) {
+      const subscribed = state.abonnementen.filter((a) => a.kanalen.some((k) => k.naam === kanaal));
+      return Promise.all(subscribed.map((a) => postNotification(a.callbackUrl, a.auth, notification(kanaal, overrides))));
+    },
+    close: modal.close,
+  };
   return state;
 }
 

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from '../../plugin.js';
+import type { Knex } from 'knex';
+import type { ChangeAction, RequestContext, ResourceChange } from '../../plugin.js';
 
-/** What changed, for one audit trail row; the request supplies who, how and why. */
+/** What changed, for one audit trail row and one `resourceChanged` announcement. */
 export interface AuditChange {
   /** Internal id of the zaak the trail belongs to. */
   zaakId: number;
   /** URL of that zaak. */
   hoofdObject: string;
+  /** That zaak's own fields (after the change; before it when it is destroyed). */
+  zaak: Record<string, unknown>;
   /** `zaak`, `status`, `rol`, ... */
   resource: string;
   resourceUrl: string;
@@ -17,6 +20,30 @@ export interface AuditChange {
   nieuw: Record<string, unknown> | null;
 }
 
+/** Who made a change and how: from the request, or given by the code calling the service layer. */
+export interface ChangeOrigin {
+  tx: Knex.Transaction;
+  baseUrl: string;
+  action: ChangeAction;
+  source: ResourceChange['source'];
+  /** The audit trail's `resultaat`: the HTTP status the change answers with. */
+  status: number;
+  actor: ChangeActor;
+  ctx?: RequestContext;
+}
+
+/** The audit trail's who and why. */
+export interface ChangeActor {
+  clientId?: string;
+  applicationLabel?: string;
+  userId?: string;
+  userRepresentation?: string;
+  /** `toelichting`: why (a request's `X-Audit-Toelichting`). */
+  reason?: string;
+}
+
+export type AnnounceChange = (change: ResourceChange) => Promise<void>;
+
 export const ACTIE_WEERGAVE: Record<string, string> = {
   create: 'Object aangemaakt',
   update: 'Object bijgewerkt',
@@ -24,26 +51,59 @@ export const ACTIE_WEERGAVE: Record<string, string> = {
   destroy: 'Object verwijderd',
 };
 
-/** Writes one audit trail row in the request's transaction: it commits or rolls back with the change. */
-export async function recordAudit(ctx: RequestContext, change: AuditChange): Promise<void> {
+/** The origin of a request's change, in its transaction. */
+export function requestOrigin(ctx: RequestContext): ChangeOrigin {
   const principal = ctx.principal;
-  const action = ctx.operation.action;
-  await ctx.tx!('audittrail').insert({
+  return {
+    tx: ctx.tx!,
+    baseUrl: ctx.baseUrl,
+    action: ctx.operation.action as ChangeAction,
+    source: 'request',
+    status: ctx.response.status,
+    actor: { ...principal, reason: ctx.req.get('x-audit-toelichting') ?? '' },
+    ctx,
+  };
+}
+
+/**
+ * Records a change in its transaction: one audit trail row, then the `resourceChanged` hooks. Both
+ * commit or roll back with the change itself.
+ */
+export async function recordChange(origin: ChangeOrigin, change: AuditChange, announce: AnnounceChange): Promise<void> {
+  const { actor, action } = origin;
+  await origin.tx('audittrail').insert({
     uuid: randomUUID(),
     zaak_id: change.zaakId,
     bron: 'zrc', // BronEnum of the contract
-    applicatie_id: (principal?.clientId ?? '').slice(0, 100),
-    applicatie_weergave: (principal?.applicationLabel ?? '').slice(0, 200),
-    gebruikers_id: (principal?.userId ?? '').slice(0, 255),
-    gebruikers_weergave: (principal?.userRepresentation ?? '').slice(0, 255),
+    applicatie_id: (actor.clientId ?? '').slice(0, 100),
+    applicatie_weergave: (actor.applicationLabel ?? '').slice(0, 200),
+    gebruikers_id: (actor.userId ?? '').slice(0, 255),
+    gebruikers_weergave: (actor.userRepresentation ?? '').slice(0, 255),
     actie: action,
     actie_weergave: ACTIE_WEERGAVE[action] ?? action,
-    resultaat: ctx.response.status,
+    resultaat: origin.status,
     hoofd_object: change.hoofdObject,
     resource: change.resource,
     resource_url: change.resourceUrl,
-    toelichting: ctx.req.get('x-audit-toelichting') ?? '',
+    toelichting: actor.reason ?? '',
     resource_weergave: change.resourceWeergave.slice(0, 200),
     wijzigingen: JSON.stringify({ oud: change.oud, nieuw: change.nieuw }),
   });
+  await announce(announcement(origin, change));
+}
+
+export function announcement(origin: ChangeOrigin, change: Omit<AuditChange, 'zaakId' | 'resourceWeergave'>): ResourceChange {
+  return {
+    tx: origin.tx,
+    baseUrl: origin.baseUrl,
+    resource: change.resource,
+    action: origin.action,
+    resourceUrl: change.resourceUrl,
+    hoofdObject: change.hoofdObject,
+    zaak: change.zaak,
+    before: change.oud,
+    after: change.nieuw,
+    source: origin.source,
+    ctx: origin.ctx,
+  };
 }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Operation } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
-import { zaakRecordResource } from '../shared/records.js';
+import type { AnnounceChange } from '../audittrail/record.js';
+import { zaakRecordResource, type RecordWriter } from '../shared/records.js';
 import { klantcontactDefinition } from './klantcontact.js';
 import { zaakbesluitDefinition, zaakcontactmomentDefinition, zaakverzoekDefinition } from './links.js';
 import { resultaatDefinition } from './resultaat.js';
@@ -41,11 +42,19 @@ export type ZaakRecordKind =
 /** Lists one kind of record for some zaken (by uuid), as clients see them. */
 export type RecordLister = (db: Knex | Knex.Transaction, zaakUuids: string[], baseUrl: string) => Promise<Record<string, unknown>[]>;
 
-export function zaakRecordResources(): { operations: Operation[]; fragments: OpenApiFragment[]; listers: Map<string, RecordLister> } {
-  const resources = ZAAK_RECORD_DEFINITIONS.map((def) => ({ name: def.name, ...zaakRecordResource(def) }));
+export interface ZaakRecordResources {
+  operations: Operation[];
+  fragments: OpenApiFragment[];
+  listers: Map<string, RecordLister>;
+  writers: Map<string, RecordWriter>;
+}
+
+export function zaakRecordResources(announce: AnnounceChange): ZaakRecordResources {
+  const resources = ZAAK_RECORD_DEFINITIONS.map((def) => ({ name: def.name, ...zaakRecordResource(def, announce) }));
   return {
     operations: resources.flatMap((r) => r.operations),
     fragments: resources.map((r) => r.openapi),
     listers: new Map(resources.map((r) => [r.name, r.list])),
+    writers: new Map(resources.map((r) => [r.name, r.writer])),
   };
 }

@@ -19,10 +19,10 @@ export const klantcontactDefinition: ZaakRecordDefinition = {
     { field: 'onderwerp', column: 'onderwerp' },
     { field: 'toelichting', column: 'toelichting' },
   ],
-  async prepare(data, { ctx }) {
+  async prepare(data, { db }) {
     if (data.identificatie) return;
     // `KC-00000000042`: from a sequence (fits the 14 characters of the field), unique across processes.
-    const { rows } = await ctx.registry.storage.knex.raw<{ rows: { n: number }[] }>("select nextval('klantcontact_identificatie_seq')::int8 as n");
+    const { rows } = await db.raw<{ rows: { n: number }[] }>("select nextval('klantcontact_identificatie_seq')::int8 as n");
     data.identificatie = `KC-${String(rows[0].n).padStart(11, '0')}`;
   },
   weergave: (klantcontact) => String(klantcontact.identificatie),

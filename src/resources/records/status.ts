@@ -43,17 +43,18 @@ export const statusDefinition: ZaakRecordDefinition = {
     },
   ],
   joins: (query) => void query.leftJoin('rol as gezetdoor', 'gezetdoor.id', 'status.gezetdoor_id').select({ gezetdoor_uuid: 'gezetdoor.uuid' }),
-  async prepare(data, { ctx, zaak }) {
+  async prepare(data, { ctx, db, zaak }) {
     // zaken.aanmaken alone (without statussen.toevoegen or heropenen) sets only a zaak's first status.
-    const granted = grantedScopes(ctx.principal!, { zaaktype: String(zaak.zaaktype), vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding) });
+    // Service-layer writes have no caller to restrict.
+    const granted = ctx.principal ? grantedScopes(ctx.principal, { zaaktype: String(zaak.zaaktype), vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding) }) : 'all';
     const onlyCreate = granted !== 'all' && !granted.has('zaken.statussen.toevoegen') && !granted.has('zaken.heropenen');
-    if (onlyCreate && (await ctx.registry.storage.knex('status').where({ zaak_id: zaak.id }).first('id'))) {
+    if (onlyCreate && (await db('status').where({ zaak_id: zaak.id }).first('id'))) {
       throw new ProblemError('permission_denied', { detail: ONLY_FIRST_STATUS });
     }
     if (!data.gezetdoor) return { gezetdoor_id: null };
     const uuid = localUuid(ctx.baseUrl, '/rollen', String(data.gezetdoor));
     if (!uuid) throw invalidParam('gezetdoor', 'no_match', 'Ongeldige hyperlink - geen URL van een rol in deze registratie.');
-    const rol = await ctx.registry.storage.knex('rol').where({ uuid }).first('id', 'zaak_id');
+    const rol = await db('rol').where({ uuid }).first('id', 'zaak_id');
     if (!rol) throw invalidParam('gezetdoor', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
     if (rol.zaak_id !== zaak.id) throw invalidParam('gezetdoor', 'invalid', 'De rol hoort niet bij de zaak van de status.');
     return { gezetdoor_id: rol.id };

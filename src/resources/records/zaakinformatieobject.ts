@@ -28,12 +28,12 @@ export const zaakinformatieobjectDefinition: ZaakRecordDefinition = {
     columnFilter('zaakinformatieobject', 'informatieobject', 'informatieobject', 'URL-referentie naar het INFORMATIEOBJECT.', { type: 'string', format: 'uri' }),
   ],
   joins: (query) => void query.leftJoin('status as zio_status', 'zio_status.id', 'zaakinformatieobject.status_id').select({ status_uuid: 'zio_status.uuid' }),
-  async prepare(data, { ctx, zaak }) {
+  async prepare(data, { ctx, db, zaak }) {
     if (!('status' in data)) return {};
     if (!data.status) return { status_id: null };
     const uuid = localUuid(ctx.baseUrl, '/statussen', String(data.status));
     if (!uuid) throw invalidParam('status', 'no_match', 'Ongeldige hyperlink - geen URL van een status in deze registratie.');
-    const status = await ctx.registry.storage.knex('status').where({ uuid }).first('id', 'zaak_id');
+    const status = await db('status').where({ uuid }).first('id', 'zaak_id');
     if (!status) throw invalidParam('status', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
     if (status.zaak_id !== zaak.id) throw invalidParam('status', 'invalid', 'De status hoort niet bij de zaak.');
     return { status_id: status.id };

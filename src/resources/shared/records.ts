@@ -6,13 +6,13 @@ import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
 import { requestSchema, validate } from '../../schema/validate.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
-import { recordAudit } from '../audittrail/record.js';
+import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
 import { zaakSummary } from '../zaak/representation.js';
 import { findZaakByUuid, type ZaakRow } from '../zaak/repository.js';
 import { restrictToAuthorized, type AccessSubject } from './access.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
-import { iso, localZaakUuid } from './references.js';
+import { iso, localZaakUuid, UUID_PATTERN } from './references.js';
 
 /** `headers`: HEAD on the detail path is documented (the contract lists it where ETags are served). */
 export type RecordAction = 'list' | 'create' | 'retrieve' | 'headers' | 'update' | 'partial_update' | 'destroy';
@@ -38,8 +38,13 @@ export interface RecordRow {
   [column: string]: unknown;
 }
 
+/** What a record's `prepare` may use: the services, the base URL and, for API requests, the caller. */
+export type WriteScope = Pick<RequestContext, 'registry' | 'baseUrl' | 'principal'>;
+
 export interface PrepareContext {
-  ctx: RequestContext;
+  ctx: WriteScope;
+  /** Where to look things up: the storage (API requests, before their transaction) or the caller's transaction. */
+  db: Knex | Knex.Transaction;
   creating: boolean;
   /** The zaak the record belongs to after the change. */
   zaak: ZaakRow;
@@ -91,8 +96,23 @@ export interface ZaakRecordDefinition {
 
 const state = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; columns?: Record<string, unknown> }>();
 
-/** The operations, schemas and helpers of one zaak record resource. */
-export function zaakRecordResource(def: ZaakRecordDefinition) {
+/** Where a service-layer write happens: the caller's transaction, base URL and (for the audit trail) who. */
+export interface RecordWriteScope {
+  readonly registry: RequestContext['registry'];
+  readonly baseUrl: string;
+  readonly tx: Knex.Transaction;
+  readonly actor?: ChangeActor;
+}
+
+/** Writes of one kind of record without a request: for plugins and admin code (`services.zaken`). */
+export interface RecordWriter {
+  create(scope: RecordWriteScope, data: Record<string, unknown>): Promise<Record<string, unknown>>;
+  update(scope: RecordWriteScope, record: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+  destroy(scope: RecordWriteScope, record: string): Promise<void>;
+}
+
+/** The operations, schemas and helpers of one zaak record resource; changes are announced with `announce`. */
+export function zaakRecordResource(def: ZaakRecordDefinition, announce: AnnounceChange) {
   const nested = def.path.includes('{zaak_uuid}');
   const schema = contractSchema(def.component);
   // A polymorphic field is declared by the variants only; it comes last, as in the contract's allOf.
@@ -207,7 +227,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
     const record = { ...(ctx.current ?? {}), ...data };
     const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
     if (errors.length) throw validationError(errors);
-    const columns = (await def.prepare?.(data, { ctx, creating, zaak, current })) ?? {};
+    const columns = (await def.prepare?.(data, { ctx, db: ctx.registry.storage.knex, creating, zaak, current })) ?? {};
     if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
     state.set(ctx, { zaak, row: current, columns });
@@ -220,22 +240,57 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
     return param ? validationError([param]) : undefined;
   }
 
-  async function renderById(ctx: RequestContext, id: number): Promise<Record<string, unknown>> {
-    const row = (await select(ctx.tx!).where(`${def.table}.id`, id).first()) as RecordRow;
-    return (await render(ctx.tx!, [row], ctx.baseUrl))[0];
+  async function renderById(db: Knex.Transaction, baseUrl: string, id: number): Promise<Record<string, unknown>> {
+    const row = (await select(db).where(`${def.table}.id`, id).first()) as RecordRow;
+    return (await render(db, [row], baseUrl))[0];
   }
 
-  async function audit(ctx: RequestContext, zaak: ZaakRow, oud: Record<string, unknown> | null, nieuw: Record<string, unknown> | null) {
+  /** The audit trail row and the `resourceChanged` announcement of one write. */
+  function recordWrite(origin: ChangeOrigin, zaak: ZaakRow, oud: Record<string, unknown> | null, nieuw: Record<string, unknown> | null) {
     const subject = (nieuw ?? oud)!;
-    await recordAudit(ctx, {
-      zaakId: zaak.id,
-      hoofdObject: `${ctx.baseUrl}/zaken/${zaak.uuid}`,
-      resource: def.name,
-      resourceUrl: String(subject.url),
-      resourceWeergave: def.weergave(subject),
-      oud,
-      nieuw,
-    });
+    return recordChange(
+      origin,
+      {
+        zaakId: zaak.id,
+        hoofdObject: `${origin.baseUrl}/zaken/${zaak.uuid}`,
+        zaak: zaakSummary(zaak, origin.baseUrl),
+        resource: def.name,
+        resourceUrl: String(subject.url),
+        resourceWeergave: def.weergave(subject),
+        oud,
+        nieuw,
+      },
+      announce,
+    );
+  }
+
+  // The writes themselves, shared by the API operations and the service layer.
+  async function insertRecord(origin: ChangeOrigin, zaak: ZaakRow, data: Record<string, unknown>, columns: Record<string, unknown>) {
+    let id: number;
+    try {
+      [{ id }] = await origin.tx(def.table).insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns }).returning('id');
+    } catch (error) {
+      throw uniqueError(error) ?? error;
+    }
+    const result = await renderById(origin.tx, origin.baseUrl, id);
+    await recordWrite(origin, zaak, null, result);
+    return result;
+  }
+
+  async function updateRecord(origin: ChangeOrigin, zaak: ZaakRow, id: number, before: Record<string, unknown>, data: Record<string, unknown>, columns: Record<string, unknown>) {
+    try {
+      await origin.tx(def.table).where({ id }).update({ zaak_id: zaak.id, ...toColumns(data), ...columns });
+    } catch (error) {
+      throw uniqueError(error) ?? error;
+    }
+    const result = await renderById(origin.tx, origin.baseUrl, id);
+    await recordWrite(origin, zaak, before, result);
+    return result;
+  }
+
+  async function deleteRecord(origin: ChangeOrigin, zaak: ZaakRow, id: number, before: Record<string, unknown>) {
+    await origin.tx(def.table).where({ id }).delete();
+    await recordWrite(origin, zaak, before, null);
   }
 
   const read = { write: false, resource: def.name, scopes: def.scopes.read } as const;
@@ -296,19 +351,10 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       prepare: (ctx) => prepareWrite(ctx, true),
       async execute(ctx) {
         const { zaak, columns } = state.get(ctx)!;
-        let id: number;
-        try {
-          [{ id }] = await ctx.tx!(def.table)
-            .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(ctx.data!), ...columns })
-            .returning('id');
-        } catch (error) {
-          throw uniqueError(error) ?? error;
-        }
-        ctx.result = await renderById(ctx, id);
         ctx.response.status = 201;
+        ctx.result = await insertRecord(requestOrigin(ctx), zaak, ctx.data!, columns ?? {});
         ctx.response.body = ctx.result;
         ctx.response.headers.location = String(ctx.result.url);
-        await audit(ctx, zaak, null, ctx.result);
       },
       openapi: {
         summary: `Maak een ${def.label} aan.`,
@@ -354,14 +400,8 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
         if (!locked) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
         // Authorized on the zaak it had when read: if a concurrent write moved it since, refuse rather than act on stale checks.
         if (locked.zaak_id !== row!.zaak_id) throw new ProblemError('conflict', { detail: `${def.label} is intussen gewijzigd; probeer het opnieuw.` });
-        try {
-          await ctx.tx!(def.table).where({ id: locked.id }).update({ zaak_id: zaak.id, ...toColumns(ctx.data!), ...columns });
-        } catch (error) {
-          throw uniqueError(error) ?? error;
-        }
-        ctx.result = await renderById(ctx, locked.id);
+        ctx.result = await updateRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!, ctx.data!, columns ?? {});
         ctx.response.body = ctx.result;
-        await audit(ctx, zaak, ctx.current!, ctx.result);
       },
       openapi: {
         summary: action === 'update' ? `Werk een ${def.label} in zijn geheel bij.` : `Werk een ${def.label} deels bij.`,
@@ -384,13 +424,79 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
       load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
         const { zaak, row } = state.get(ctx)!;
-        await ctx.tx!(def.table).where({ id: row!.id }).delete();
         ctx.response.status = 204;
-        await audit(ctx, zaak, ctx.current!, null);
+        await deleteRecord(requestOrigin(ctx), zaak, row!.id, ctx.current!);
       },
       openapi: { summary: `Verwijder een ${def.label}.`, tags: [def.tag], successStatus: 204 },
     });
   }
+
+  const serviceOrigin = (scope: RecordWriteScope, action: ChangeOrigin['action'], status: number): ChangeOrigin => ({
+    tx: scope.tx,
+    baseUrl: scope.baseUrl,
+    action,
+    source: 'service',
+    status,
+    actor: scope.actor ?? { clientId: 'zaakregister', applicationLabel: 'zaakregister (service)' },
+  });
+
+  /** The record a service call names by URL or uuid, locked for the rest of the transaction. */
+  async function lockedRecord(scope: RecordWriteScope, record: string): Promise<RecordRow> {
+    const uuid = UUID_PATTERN.test(record) ? record.toLowerCase() : recordUuid(scope.baseUrl, record);
+    const row = uuid ? await findRow(scope.tx, uuid, undefined, true) : undefined;
+    if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+    return row;
+  }
+
+  function recordUuid(baseUrl: string, url: string): string | undefined {
+    const [prefix, suffix = ''] = `${baseUrl}${def.path}/`.split('{zaak_uuid}');
+    if (!url.startsWith(prefix)) return undefined;
+    const rest = url.slice(prefix.length);
+    const uuid = nested ? rest.slice(rest.indexOf(suffix) + suffix.length) : rest;
+    return UUID_PATTERN.test(uuid) ? uuid.toLowerCase() : undefined;
+  }
+
+  /** Checks and derivations of a service write: the schema, the definition's rules and `prepare`. */
+  async function prepareServiceWrite(scope: RecordWriteScope, data: Record<string, unknown>, zaak: ZaakRow, current?: { row: RecordRow; record: Record<string, unknown> }) {
+    const fields = { ...data };
+    delete fields.zaak;
+    const errors = [
+      ...validate(current ? patchSchema : bodySchema, fields),
+      ...variantErrors({ ...current?.record, ...fields }),
+      ...(def.check?.({ ...current?.record, ...fields }) ?? []),
+    ];
+    if (errors.length) throw validationError(errors);
+    const columns = (await def.prepare?.(fields, { ctx: { ...scope, principal: undefined }, db: scope.tx, creating: !current, zaak, current: current?.row })) ?? {};
+    return { fields, columns };
+  }
+
+  async function zaakOfServiceWrite(scope: RecordWriteScope, data: Record<string, unknown>): Promise<ZaakRow> {
+    const uuid = typeof data.zaak === 'string' ? (UUID_PATTERN.test(data.zaak) ? data.zaak.toLowerCase() : localZaakUuid(scope.baseUrl, data.zaak)) : undefined;
+    const zaak = uuid ? await findZaakByUuid(scope.tx, uuid) : undefined;
+    if (!zaak) throw invalidParam('zaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    return zaak;
+  }
+
+  const writer: RecordWriter = {
+    async create(scope, data) {
+      const zaak = await zaakOfServiceWrite(scope, data);
+      const { fields, columns } = await prepareServiceWrite(scope, data, zaak);
+      return insertRecord(serviceOrigin(scope, 'create', 201), zaak, fields, columns);
+    },
+    async update(scope, record, data) {
+      const row = await lockedRecord(scope, record);
+      const before = (await render(scope.tx, [row], scope.baseUrl))[0];
+      const zaak = 'zaak' in data ? await zaakOfServiceWrite(scope, data) : (await findZaakByUuid(scope.tx, row.zaak_uuid))!;
+      const { fields, columns } = await prepareServiceWrite(scope, data, zaak, { row, record: before });
+      return updateRecord(serviceOrigin(scope, 'partial_update', 200), zaak, row.id, before, fields, columns);
+    },
+    async destroy(scope, record) {
+      const row = await lockedRecord(scope, record);
+      const before = (await render(scope.tx, [row], scope.baseUrl))[0];
+      const zaak = (await findZaakByUuid(scope.tx, row.zaak_uuid))!;
+      await deleteRecord(serviceOrigin(scope, 'destroy', 204), zaak, row.id, before);
+    },
+  };
 
   /** The records of some zaken (by uuid) as clients see them, oldest first. */
   async function list(db: Knex | Knex.Transaction, zaakUuids: string[], baseUrl: string): Promise<Record<string, unknown>[]> {
@@ -400,7 +506,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition) {
   }
 
   const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component) } };
-  return { operations, openapi, list };
+  return { operations, openapi, list, writer };
 }
 
 /** `?zaak=<url>`: the records of one zaak (a URL that is no zaak here matches nothing). */

@@ -142,6 +142,11 @@ export async function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, 
   return (await query) as ZaakRow | undefined;
 }
 
+/** The deelzaken of a zaak, oldest first. */
+export async function findDeelzaken(db: Knex | Knex.Transaction, zaakId: number): Promise<ZaakRow[]> {
+  return (await selectZaken(db).where('zaak.hoofdzaak_id', zaakId).orderBy('zaak.id').select(zaakColumns(db as Knex))) as ZaakRow[];
+}
+
 /** The uuids of what a page of zaken derives its read-only fields from, in a fixed number of queries. */
 export interface ZaakRelations {
   deelzaken: Map<number, string[]>;

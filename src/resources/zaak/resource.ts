@@ -9,7 +9,7 @@ import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { renderZaak, zaakSummary } from './representation.js';
-import { recordAudit } from '../audittrail/record.js';
+import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
 import {
@@ -116,20 +116,21 @@ async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: num
   return { hoofdzaakId: resolved.id };
 }
 
-async function writeAndRender(ctx: RequestContext, id: number, status: number): Promise<void> {
+async function writeAndRender(ctx: RequestContext, id: number, status: number, announce: AnnounceChange): Promise<void> {
   const row = (await selectZaken(ctx.tx!).where('zaak.id', id).first(zaakColumns(ctx.tx as unknown as Knex))) as ZaakRow;
   ctx.result = (await render(ctx.tx!, [row], ctx.baseUrl))[0];
   ctx.response.status = status;
   ctx.response.body = ctx.result;
-  await recordAudit(ctx, {
+  await recordChange(requestOrigin(ctx), {
     zaakId: id,
     hoofdObject: String(ctx.result.url),
+    zaak: zaakSummary(row, ctx.baseUrl),
     resource: 'zaak',
     resourceUrl: String(ctx.result.url),
     resourceWeergave: String(ctx.result.identificatie),
     oud: ctx.current ?? null,
     nieuw: ctx.result,
-  });
+  }, announce);
 }
 
 /** The zaak as it will be: what creating or changing it must be authorized for. */
@@ -193,8 +194,11 @@ export const zaakOpenApi: OpenApiFragment = {
   components: { schemas: { Zaak: zaakSchema, PatchedZaak: patchSchema, ZaakZoek: searchSchema } },
 };
 
-/** The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. */
-export function zaakOperations(): Operation[] {
+/**
+ * The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. Changes are
+ * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it.
+ */
+export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
   return [
     {
       id: 'zaak_list',
@@ -222,7 +226,7 @@ export function zaakOperations(): Operation[] {
       prepare: (ctx) => prepareData(ctx, true),
       async execute(ctx) {
         const id = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-        await writeAndRender(ctx, id, 201);
+        await writeAndRender(ctx, id, 201, announce);
         ctx.response.headers.location = String(ctx.result!.url);
       },
       openapi: {
@@ -301,7 +305,7 @@ export function zaakOperations(): Operation[] {
           const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
           if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
           await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-          await writeAndRender(ctx, row.id, 200);
+          await writeAndRender(ctx, row.id, 200, announce);
         },
         openapi: {
           summary: action === 'update' ? 'Werk een ZAAK in zijn geheel bij.' : 'Werk een ZAAK deels bij.',
@@ -322,9 +326,12 @@ export function zaakOperations(): Operation[] {
       scopes: ['zaken.verwijderen'],
       load: async (ctx) => void (await loadCurrent(ctx)),
       async execute(ctx) {
-        // Deelzaken, rollen and the other related records go with it (ON DELETE CASCADE): zrc-023.
-        await ctx.tx!('zaak').where({ uuid: ctx.params.uuid }).delete();
+        const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
+        if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.response.status = 204;
+        await announceRemoval(ctx, row);
+        // Deelzaken, rollen and the other related records go with it (ON DELETE CASCADE): zrc-023.
+        await ctx.tx!('zaak').where({ id: row.id }).delete();
       },
       openapi: { summary: 'Verwijder een ZAAK.', tags: TAG, successStatus: 204 },
     },

@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import type { PluginHost } from '../../plugin-host.js';
-import type { RequestContext, ZaakTransition } from '../../plugin.js';
+import type { RegistryServices, RequestContext, ZaakTransition } from '../../plugin.js';
 import type { Storage } from '../../storage/types.js';
-import type { RecordLister, ZaakRecordKind } from '../records/index.js';
+import { announcement, type ChangeActor } from '../audittrail/record.js';
+import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
+import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
-import { findZaakByUuid, loadZaakRelations, toColumns } from './repository.js';
+import { findDeelzaken, findZaakByUuid, loadZaakRelations, toColumns, type ZaakRow } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
 
 /**
@@ -14,6 +16,12 @@ import { renderZaak, zaakSummary } from './representation.js';
 export interface ZaakScope {
   readonly baseUrl: string;
   readonly tx?: Knex.Transaction;
+}
+
+/** A service-layer write: in the caller's transaction (or one of its own), recorded in the audit trail as `actor`. */
+export interface RecordWriteOptions extends ZaakScope {
+  /** Who, for the audit trail; default the registry itself (`zaakregister`). */
+  readonly actor?: ChangeActor;
 }
 
 export interface FindZaakOptions {
@@ -38,10 +46,28 @@ export interface ZaakService {
   close(ctx: RequestContext, transition: { zaak: Record<string, unknown>; status: Record<string, unknown>; einddatum: string }): Promise<Record<string, unknown>>;
   /** Reopens it: `einddatum`, `archiefnominatie` and `archiefactiedatum` become null, then `zaakReopening` hooks run. */
   reopen(ctx: RequestContext, transition: { zaak: Record<string, unknown>; status: Record<string, unknown> }): Promise<Record<string, unknown>>;
+  /**
+   * Record writes for trusted code (plugins, admin scripts): the resource's schema and its own checks
+   * apply, authorization and the API's request hooks (`validate`, business rules) do not. Each write
+   * is audited and announced to `resourceChanged` hooks, exactly like the API's, so relations and
+   * notifications follow. `data.zaak` is the zaak's URL or uuid.
+   */
+  createRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, data: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Changes some fields of a record (by URL or uuid); answers its new representation. */
+  updateRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+  destroyRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string): Promise<void>;
 }
 
-export function zaakService(storage: Storage, host: PluginHost, listers: ReadonlyMap<string, RecordLister>): ZaakService {
+export function zaakService(storage: Storage, host: PluginHost, records: ZaakRecordResources, registry: () => RegistryServices): ZaakService {
+  const { listers, writers } = records;
   const db = (scope: ZaakScope) => scope.tx ?? storage.knex;
+  /** Runs a record write in the scope's transaction, or in one of its own. */
+  const write = <T>(scope: RecordWriteOptions, kind: ZaakRecordKind, work: (writer: RecordWriter, writeScope: RecordWriteScope) => Promise<T>) => {
+    const writer = writers.get(kind);
+    if (!writer) throw new Error(`zaken: unknown record kind "${kind}"`);
+    const run = (tx: Knex.Transaction) => work(writer, { registry: registry(), baseUrl: scope.baseUrl, tx, actor: scope.actor });
+    return scope.tx ? run(scope.tx) : storage.transaction(run);
+  };
   const uuidOf = (scope: ZaakScope, zaak: string) => (UUID_PATTERN.test(zaak) ? zaak.toLowerCase() : localZaakUuid(scope.baseUrl, zaak));
 
   const service: ZaakService = {
@@ -71,14 +97,46 @@ export function zaakService(storage: Storage, host: PluginHost, listers: Readonl
     async reopen(ctx, { zaak, status }) {
       return transition(ctx, 'zaakReopening', { ctx, zaak, status, changes: { einddatum: null, archiefnominatie: null, archiefactiedatum: null } });
     },
+    createRecord: (scope, kind, data) => write(scope, kind, (writer, s) => writer.create(s, data)),
+    updateRecord: (scope, kind, record, fields) => write(scope, kind, (writer, s) => writer.update(s, record, fields)),
+    destroyRecord: (scope, kind, record) => write(scope, kind, (writer, s) => writer.destroy(s, record)),
   };
 
   async function transition(ctx: RequestContext, hook: 'zaakClosing' | 'zaakReopening', event: ZaakTransition): Promise<Record<string, unknown>> {
     if (!ctx.tx) throw new Error(`zaken.${hook === 'zaakClosing' ? 'close' : 'reopen'}: only inside a write transaction`);
-    await host.transition(hook, event);
+    await host.domain(hook, event);
     await service.update(ctx as ZaakScope & { tx: Knex.Transaction }, String(event.zaak.uuid), event.changes);
     return event.changes;
   }
 
   return service;
 }
+
+/**
+ * Announces what destroying a zaak removes, before the rows go: the records of the zaak and of its
+ * deelzaken and the deelzaken themselves (source `cascade`), then the zaak (source `request`).
+ */
+export function removalAnnouncer(host: PluginHost, records: ZaakRecordResources) {
+  return async (ctx: RequestContext, zaak: ZaakRow): Promise<void> => {
+    if (!host.has('resourceChanged')) return;
+    const tx = ctx.tx!;
+    const rows = [...(await findDeelzaken(tx, zaak.id)), zaak];
+    const summaries = new Map(rows.map((row) => [zaakUrl(ctx.baseUrl, row), zaakSummary(row, ctx.baseUrl)]));
+    const origin = (source: 'cascade' | 'request') => ({ tx, baseUrl: ctx.baseUrl, action: 'destroy' as const, source, status: 204, actor: {}, ctx });
+    for (const [kind, list] of records.listers) {
+      for (const record of await list(tx, rows.map((r) => r.uuid), ctx.baseUrl)) {
+        const hoofdObject = String(record.zaak);
+        const change = { resource: kind, resourceUrl: String(record.url), hoofdObject, zaak: summaries.get(hoofdObject)!, oud: record, nieuw: null };
+        await host.domain('resourceChanged', announcement(origin('cascade'), change));
+      }
+    }
+    for (const row of rows) {
+      const url = zaakUrl(ctx.baseUrl, row);
+      const before = row === zaak ? (ctx.current ?? summaries.get(url)!) : summaries.get(url)!;
+      const change = { resource: 'zaak', resourceUrl: url, hoofdObject: url, zaak: summaries.get(url)!, oud: before, nieuw: null };
+      await host.domain('resourceChanged', announcement(origin(row === zaak ? 'request' : 'cascade'), change));
+    }
+  };
+}
+
+const zaakUrl = (baseUrl: string, row: ZaakRow) => `${baseUrl}/zaken/${row.uuid}`;
