@@ -13,6 +13,7 @@ import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
+import { createOutbox } from './outbox/index.js';
 
 const USAGE = `Usage: zaakregister <command> [options]
 
@@ -20,6 +21,8 @@ Commands:
   serve          serve the Zaken API (default: http://localhost:${DEFAULT_PORT}/zaken/api/v1)
   migrate        apply the database migrations and exit
   check-config   check a configuration file and exit
+  outbox list    list deliveries to other registries that wait or failed (--status, --kind, --limit, --json)
+  outbox retry   retry failed deliveries: all, those of --kind, or the ids given (outbox retry 12 13)
 
 Options:
   --config <file.json>                  configuration file (see README)
@@ -73,6 +76,7 @@ async function buildRegistry(config: CliConfig): Promise<Registry> {
     logger: log,
     preset: 'none',
     plugins: configuredPlugins(config.plugins),
+    outbox: config.outbox,
   });
 }
 
@@ -85,6 +89,10 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       database: { type: 'string' },
       development: { type: 'boolean' },
+      status: { type: 'string' },
+      kind: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -131,9 +139,47 @@ async function main(argv: string[]): Promise<number> {
       });
       return 0;
     }
+    case 'outbox':
+      return outboxCommand(config, positionals.slice(1), values);
     default:
       process.stderr.write(`unknown command "${command}"\n\n${USAGE}\n`);
       return 1;
+  }
+}
+
+/** `outbox list` and `outbox retry`: the stored deliveries, without starting a registry or delivering anything. */
+async function outboxCommand(config: CliConfig, args: string[], flags: { status?: string; kind?: string; limit?: string; json?: boolean }): Promise<number> {
+  const [action, ...ids] = args;
+  if (action !== 'list' && action !== 'retry') {
+    process.stderr.write(`usage: zaakregister outbox list|retry\n\n${USAGE}\n`);
+    return 1;
+  }
+  if (flags.status !== undefined && flags.status !== 'pending' && flags.status !== 'failed') throw new Error('--status is pending or failed');
+  if (ids.some((id) => !/^\d+$/.test(id))) throw new Error('outbox retry takes delivery ids (numbers)');
+  const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
+  try {
+    const { outbox } = createOutbox(storage.knex, new Map(), consoleLogger('silent'), { dispatch: false });
+    if (action === 'retry') {
+      const selection = ids.length ? { ids: ids.map(Number) } : { status: 'failed' as const, kind: flags.kind };
+      process.stdout.write(`${await outbox.retry(selection)} deliveries due again; a running registry delivers them within its poll interval\n`);
+      return 0;
+    }
+    const entries = await outbox.list({ status: flags.status as 'pending' | 'failed' | undefined, kind: flags.kind, limit: flags.limit ? Number(flags.limit) : undefined });
+    const counts = await outbox.counts();
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ pending: counts.pending, failed: counts.failed, byKind: counts.byKind, entries }, null, 2)}\n`);
+      return 0;
+    }
+    process.stdout.write(`pending: ${counts.pending}, failed: ${counts.failed}\n`);
+    for (const e of entries) {
+      process.stdout.write(`${e.id}\t${e.status}\t${e.kind}\t${e.target}\tattempts ${e.attempts}\tcreated ${e.createdAt}\tnext ${e.nextAttemptAt}${e.lastError ? `\t${e.lastError}` : ''}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') throw new Error('the database has no outbox yet: run `zaakregister migrate` first', { cause: error });
+    throw error;
+  } finally {
+    await storage.close();
   }
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { applicationProblems } from './auth/static-source.js';
 import type { Applicatie } from './auth/types.js';
 import type { JsonSchema } from './operation.js';
+import type { DispatcherOptions } from './outbox/index.js';
 import type { InvalidParam } from './problem.js';
 import { validate } from './schema/validate.js';
 
@@ -29,6 +30,8 @@ export interface CliConfig {
   jwt?: { leewaySeconds?: number; maxAgeSeconds?: number };
   /** Built-in plugins: options to configure one, `false` to leave a standard one out. */
   plugins?: Record<string, boolean | object>;
+  /** The outbox dispatcher's settings (retries, timeouts, concurrency). */
+  outbox?: DispatcherOptions;
 }
 
 const configSchema: JsonSchema = {
@@ -105,6 +108,55 @@ const configSchema: JsonSchema = {
           ],
         },
         archive: { type: 'boolean' },
+        'registry-sync': {
+          oneOf: [
+            { type: 'boolean' },
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: { relations: { type: 'array', items: { enum: ['zaakinformatieobject', 'zaakverzoek', 'zaakcontactmoment'] } } },
+            },
+          ],
+        },
+        notifications: {
+          oneOf: [
+            { const: false },
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['url'],
+              properties: {
+                url: { type: 'string', format: 'uri' },
+                kanaal: { type: 'string', minLength: 1 },
+                registerKanaal: { type: 'boolean' },
+                documentatieLink: { type: 'string' },
+                timeoutMs: { type: 'integer', minimum: 1 },
+                auth: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['clientId', 'secret'],
+                  properties: { clientId: { type: 'string', minLength: 1 }, secret: { type: 'string', minLength: 1 } },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+    outbox: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        dispatch: { type: 'boolean' },
+        pollIntervalMs: { type: 'integer', minimum: 10 },
+        concurrency: { type: 'integer', minimum: 1 },
+        perTargetConcurrency: { type: 'integer', minimum: 1 },
+        timeoutMs: { type: 'integer', minimum: 1 },
+        maxAttempts: { type: 'integer', minimum: 1 },
+        maxAgeMs: { type: 'integer', minimum: 1 },
+        backoffBaseMs: { type: 'integer', minimum: 1 },
+        backoffMaxMs: { type: 'integer', minimum: 1 },
+        leaseMs: { type: 'integer', minimum: 1 },
       },
     },
   },

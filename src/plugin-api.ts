@@ -3,7 +3,20 @@
  * a built-in plugin can import it without a cycle through `createRegistry`'s presets.
  */
 export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState } from './plugin.js';
-export type { ZaakService, ZaakScope, FindZaakOptions } from './resources/zaak/service.js';
+export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';
+export type { ChangeActor } from './resources/audittrail/record.js';
+export {
+  DeliveryError,
+  type Outbox,
+  type Delivery,
+  type DeliveryHandler,
+  type OutboxDelivery,
+  type OutboxEntry,
+  type OutboxCounts,
+  type OutboxSelection,
+  type DispatcherOptions,
+  type DispatcherStats,
+} from './outbox/index.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
 export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';
@@ -14,8 +27,8 @@ export { pgliteStorage, postgresStorage, openStorage, type Storage, type Migrati
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
 export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';
-export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials } from './remote/fetch.js';
-export { referenceError, upstream } from './remote/errors.js';
+export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials, type RemoteCallOptions } from './remote/fetch.js';
+export { referenceError, upstream, deliveryFailure } from './remote/errors.js';
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
 export type { OpenApiFragment } from './openapi/build.js';
 export {

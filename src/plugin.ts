@@ -8,6 +8,7 @@ import type { Logger } from './log.js';
 import type { OpenApiFragment } from './openapi/build.js';
 import type { RemoteClient } from './remote/fetch.js';
 import type { ZaakService } from './resources/zaak/service.js';
+import type { DeliveryHandler, Outbox } from './outbox/index.js';
 
 /** One authorization of an application for one zaaktype (the Autorisaties API shape, component `zrc`). */
 export interface ZaakAuthorization {
@@ -42,6 +43,8 @@ export interface RegistryServices {
   readonly baseUrl?: string;
   /** Reads zaken and their records as clients see them, and moves a zaak between open and closed. */
   readonly zaken: ZaakService;
+  /** Deliveries to other registries, enqueued in a change's transaction and delivered after commit. */
+  readonly outbox: Outbox;
 }
 
 export interface ResponseState {
@@ -184,6 +187,11 @@ export interface SetupApi {
   addOpenApi(fragment: OpenApiFragment): void;
   /** Register a problem code in the error catalogue. */
   defineProblem(code: string, status: number, title: string): void;
+  /**
+   * Deliver the outbox's deliveries of `kind` (by convention the plugin's name) with `handler`: after
+   * commit, in the background, retried with backoff until delivered or given up.
+   */
+  addDeliveryHandler(kind: string, handler: DeliveryHandler): void;
   /** The operations registered so far (the core's and earlier plugins'). */
   operations(): readonly Operation[];
 }

@@ -1,14 +1,19 @@
 import { archive } from '../plugins/archive/index.js';
+import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
+import { registrySync } from '../plugins/registry-sync/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
 import type { Plugin } from './plugin.js';
 
-/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive); `none`: the bare core. */
+/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync); `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
 /** The built-in plugins by name, with whether the `standard` preset includes them. */
 const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boolean }> = {
   'zrc-rules': { create: (options) => zrcRules(options), standard: true },
   archive: { create: () => archive(), standard: true },
+  'registry-sync': { create: (options) => registrySync(options), standard: true },
+  // Needs the Notificaties API's URL: only when configured.
+  notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
 };
 
 export function presetPlugins(preset: PresetName): Plugin[] {

@@ -18,6 +18,7 @@ import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
 import { presetPlugins, type PresetName } from './presets.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
+import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { openStorage } from './storage/index.js';
 import type { Migration, Storage } from './storage/types.js';
@@ -55,6 +56,8 @@ export interface RegistryOptions {
   migrate?: boolean;
   /** `info` of the OpenAPI document; `version` defaults to the implemented Zaken API version. */
   info?: Partial<OpenApiInfo>;
+  /** The outbox dispatcher: retries, timeouts, concurrency; `dispatch: false` leaves delivering to other instances. */
+  outbox?: DispatcherOptions;
 }
 
 export interface Registry {
@@ -62,6 +65,8 @@ export interface Registry {
   readonly router: Router;
   readonly services: RegistryServices;
   readonly plugins: readonly Plugin[];
+  /** Deliveries to other registries: list, retry, counts (also `services.outbox`). */
+  readonly outbox: Outbox;
   /** The OpenAPI document as served (with a relative server URL). */
   openapi(): Record<string, unknown>;
   /** Applies the core's and the plugins' pending migrations; returns their names. */
@@ -92,6 +97,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
+  const deliveryHandlers = new Map<string, DeliveryHandler>();
+  const outbox = createOutbox(storage.knex, deliveryHandlers, log, options.outbox);
   const services: RegistryServices = {
     apiVersion: options.info?.version ?? ZAKEN_API_VERSION,
     storage,
@@ -100,6 +107,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     log,
     baseUrl,
     zaken: zaakService(storage, host, records, () => services),
+    outbox: outbox.outbox,
   };
 
   const operations: Operation[] = [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()];
@@ -123,6 +131,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       addMigrations: whileAssembling('addMigrations', (list) => void migrations.push(...list)),
       addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
       defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
+      addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
+        if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
+        deliveryHandlers.set(kind, handler);
+      }),
       operations: () => operations,
     };
     try {
@@ -140,14 +152,20 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   operations.push(...openApiOperations(openapi));
   const router = buildRouter(operations, host, services);
 
-  const migrate = () => storage.migrate(migrations);
+  // Deliveries start once the outbox table exists.
+  const migrate = async () => {
+    const applied = await storage.migrate(migrations);
+    if (!closed) outbox.start();
+    return applied;
+  };
+  let closed = false;
   if (options.migrate !== false) await migrate();
 
   let server: Server | undefined;
-  let closed = false;
   return {
     router,
     services,
+    outbox: outbox.outbox,
     plugins,
     openapi,
     migrate,
@@ -169,6 +187,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         await new Promise<void>((resolve) => s.close(() => resolve()));
         s.closeAllConnections();
       }
+      await outbox.stop();
       for (const plugin of [...plugins].reverse()) {
         try {
           await plugin.close?.();

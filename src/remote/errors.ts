@@ -1,4 +1,5 @@
 import { ProblemError, invalidParam } from '../problem.js';
+import { DeliveryError } from '../outbox/dispatcher.js';
 import { RemoteError } from './fetch.js';
 
 /**
@@ -22,4 +23,16 @@ export async function upstream<T>(what: string, load: () => Promise<T>): Promise
     if (!(error instanceof RemoteError)) throw error;
     throw new ProblemError('bad_gateway', { detail: `${what} kan niet worden opgehaald: ${error.message}` });
   }
+}
+
+/**
+ * A failed call of an outbox delivery: a refusal the other registry will repeat (4xx other than 408
+ * and 429: a payload it rejects, a resource it no longer has) fails the delivery at once; outages,
+ * timeouts and 5xx are retried.
+ */
+export function deliveryFailure(error: unknown): unknown {
+  if (!(error instanceof RemoteError)) return error;
+  const status = error.status ?? 0;
+  const permanent = error.reason === 'not-allowed' || (error.reason === 'status' && status >= 400 && status < 500 && status !== 408 && status !== 429);
+  return new DeliveryError(error.message, { permanent, cause: error });
 }

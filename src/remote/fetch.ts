@@ -38,14 +38,19 @@ export class RemoteError extends Error {
   }
 }
 
+/** Per call: a signal that aborts it early (an outbox delivery's timeout or shutdown). */
+export interface RemoteCallOptions {
+  signal?: AbortSignal;
+}
+
 export interface RemoteClient {
   /** GET a JSON document; throws `RemoteError` unless the answer is 200 with a JSON body. */
-  getJson<T = unknown>(url: string): Promise<T>;
+  getJson<T = unknown>(url: string, options?: RemoteCallOptions): Promise<T>;
   /**
    * Send a JSON body (POST, PUT) or none (DELETE), under the same rules as `getJson`; resolves with
    * the JSON answer, undefined when it is empty. Throws `RemoteError` unless the answer is 2xx.
    */
-  sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T | undefined>;
+  sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options?: RemoteCallOptions): Promise<T | undefined>;
   isAllowed(url: string): boolean;
 }
 
@@ -99,7 +104,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
   }
 
   /** One request to an allowed host, with its credentials, a timeout and no redirects. */
-  async function send(method: string, url: string, body?: unknown): Promise<Response> {
+  async function send(method: string, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
     const parsed = parse(url);
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
     const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
@@ -110,7 +115,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         redirect: 'error',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       const name = (error as Error).name;
@@ -136,15 +141,15 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
 
   return {
     isAllowed,
-    async getJson<T>(url: string): Promise<T> {
-      const response = await send('GET', url);
+    async getJson<T>(url: string, options: RemoteCallOptions = {}): Promise<T> {
+      const response = await send('GET', url, undefined, options.signal);
       if (response.status !== 200) return refuseStatus(response, url, 'GET');
       const json = await readJson<T>(response, url);
       if (json === undefined) throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
       return json;
     },
-    async sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T | undefined> {
-      const response = await send(method, url, body);
+    async sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options: RemoteCallOptions = {}): Promise<T | undefined> {
+      const response = await send(method, url, body, options.signal);
       if (response.status < 200 || response.status > 299) return refuseStatus(response, url, method);
       return readJson<T>(response, url);
     },

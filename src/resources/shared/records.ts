@@ -461,7 +461,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     const fields = { ...data };
     delete fields.zaak;
     const errors = [
-      ...validate(current ? patchSchema : bodySchema, fields),
+      ...validate(current ? patchSchema : bodySchema, { ...fields, zaak: `${scope.baseUrl}/zaken/${zaak.uuid}` }),
       ...variantErrors({ ...current?.record, ...fields }),
       ...(def.check?.({ ...current?.record, ...fields }) ?? []),
     ];

@@ -1,6 +1,7 @@
 import type { Migration } from '../types.js';
 import { zaakMigration } from './001-zaak.js';
 import { zaakRecordsMigration } from './002-zaak-records.js';
+import { outboxMigration } from './003-outbox.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration];

@@ -1,0 +1,123 @@
+import {
+  deliveryFailure,
+  remoteClient,
+  type ChangeAction,
+  type OutboxDelivery,
+  type Plugin,
+  type RegistryServices,
+  type RemoteClient,
+  type RemoteCredentials,
+  type ResourceChange,
+} from '../../src/plugin-api.js';
+
+/** The resources and actions the Zaken API 1.5.1 contract says are published (`update` covers PUT and PATCH). */
+export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
+  zaak: ['create', 'update', 'destroy'],
+  status: ['create'],
+  zaakobject: ['create', 'update', 'destroy'],
+  zaakinformatieobject: ['create'],
+  zaakeigenschap: ['create', 'update', 'destroy'],
+  klantcontact: ['create'],
+  rol: ['create', 'destroy'],
+  resultaat: ['create', 'update', 'destroy'],
+  zaakbesluit: ['create'],
+  zaakcontactmoment: ['create'],
+  zaakverzoek: ['create'],
+};
+
+/** The kenmerken of kanaal `zaken`: what subscribers filter on. */
+const KENMERKEN = ['bronorganisatie', 'zaaktype', 'vertrouwelijkheidaanduiding'] as const;
+
+export interface NotificationsOptions {
+  /** Base URL of the Notificaties API, e.g. `https://notificaties.example.nl/api/v1`. */
+  url: string;
+  /** Credentials for the ZGW JWT the registry sends it. */
+  auth?: RemoteCredentials;
+  /** Default `zaken`. */
+  kanaal?: string;
+  /** Make sure the kanaal exists (default true): at start, and before the first notification is sent. */
+  registerKanaal?: boolean;
+  /** `documentatieLink` of a kanaal this registry registers. */
+  documentatieLink?: string;
+  /** Per call to the Notificaties API, default 5000 ms. */
+  timeoutMs?: number;
+}
+
+const KIND = 'notifications';
+
+const published = (change: ResourceChange) => {
+  const action = change.action === 'partial_update' ? 'update' : change.action;
+  return change.source !== 'cascade' && (PUBLISHED[change.resource] ?? []).includes(action as 'create' | 'update' | 'destroy');
+};
+
+/** The notification of one change, as the Notificaties API takes it. */
+export function notificationOf(change: ResourceChange, kanaal: string): Record<string, unknown> {
+  return {
+    kanaal,
+    hoofdObject: change.hoofdObject,
+    resource: change.resource,
+    resourceUrl: change.resourceUrl,
+    actie: change.action satisfies ChangeAction,
+    aanmaakdatum: new Date().toISOString(),
+    kenmerken: Object.fromEntries(KENMERKEN.map((k) => [k, String(change.zaak[k] ?? '')])),
+  };
+}
+
+/**
+ * Publishes the registry's changes on kanaal `zaken` of a Notificaties API. Each notification is
+ * enqueued in the transaction of its change and sent after commit by the outbox, in order per zaak;
+ * a rolled-back change sends nothing, a committed one is sent even when the Notificaties API is down.
+ */
+export function notifications(options: NotificationsOptions): Plugin {
+  const base = options.url.replace(/\/+$/, '');
+  const kanaal = options.kanaal ?? 'zaken';
+  const target = new URL(base).host;
+  const nrc: RemoteClient = remoteClient({
+    allowedHosts: [target],
+    timeoutMs: options.timeoutMs,
+    credentials: options.auth ? { [target]: options.auth } : undefined,
+  });
+  let services: RegistryServices;
+  let kanaalReady: Promise<void> | undefined;
+
+  async function registerKanaal(signal?: AbortSignal): Promise<void> {
+    const found = await nrc.getJson<{ naam?: string }[]>(`${base}/kanaal?naam=${encodeURIComponent(kanaal)}`, { signal });
+    if (Array.isArray(found) && found.some((k) => k.naam === kanaal)) return;
+    await nrc.sendJson('POST', `${base}/kanaal`, { naam: kanaal, documentatieLink: options.documentatieLink ?? '', filters: [...KENMERKEN] }, { signal });
+    services.log.info(`notifications: registered kanaal "${kanaal}" at ${base}`);
+  }
+
+  /** Once per process when it works; tried again on the next delivery when it did not. */
+  function ensureKanaal(signal?: AbortSignal): Promise<void> {
+    kanaalReady ??= registerKanaal(signal).catch((error: unknown) => {
+      kanaalReady = undefined;
+      throw error;
+    });
+    return kanaalReady;
+  }
+
+  async function deliver({ payload, signal }: OutboxDelivery): Promise<void> {
+    try {
+      if (options.registerKanaal !== false) await ensureKanaal(signal);
+      await nrc.sendJson('POST', `${base}/notificaties`, payload, { signal });
+    } catch (error) {
+      throw deliveryFailure(error);
+    }
+  }
+
+  return {
+    name: 'notifications',
+    setup(api) {
+      services = api.registry;
+      api.addDeliveryHandler(KIND, deliver);
+      if (options.registerKanaal !== false) {
+        // At start, without holding it up; the first delivery tries again if the Notificaties API is not there yet.
+        ensureKanaal().catch((error: unknown) => services.log.warn(`notifications: cannot register kanaal "${kanaal}" yet: ${String((error as Error).message)}`));
+      }
+    },
+    async resourceChanged(change) {
+      if (!published(change)) return;
+      await services.outbox.enqueue(change.tx, { kind: KIND, target, key: change.hoofdObject, payload: notificationOf(change, kanaal) });
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/** One delivery to enqueue: which handler delivers it, to where, and what. */
+export interface Delivery {
+  /** The handler that delivers it (a plugin's name, e.g. `notifications`). */
+  kind: string;
+  /** Where it goes (a host, `docs.example.nl`): the unit of the per-target concurrency limit. */
+  target: string;
+  /** Deliveries with the same key go one after the other, in enqueue order (e.g. a relation's create before its delete). */
+  key?: string;
+  payload: Record<string, unknown>;
+}
+
+/** A delivery as stored: pending (waiting, in flight or backing off) or failed (gave up; kept until retried). */
+export interface OutboxEntry {
+  id: number;
+  kind: string;
+  target: string;
+  key: string | null;
+  payload: Record<string, unknown>;
+  status: 'pending' | 'failed';
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string;
+  lastError: string | null;
+}
+
+/** A claimed delivery: leased to one dispatcher until `next_attempt_at`, identified by its claim token. */
+export interface ClaimedEntry extends OutboxEntry {
+  claim: string;
+}
+
+export interface OutboxCounts {
+  pending: number;
+  failed: number;
+  /** Age of the oldest pending delivery in ms (0 when none): how far delivery lags behind. */
+  oldestPendingMs: number;
+  byKind: Record<string, { pending: number; failed: number }>;
+}
+
+export interface OutboxSelection {
+  ids?: number[];
+  status?: 'pending' | 'failed';
+  kind?: string;
+}
+
+const TABLE = 'outbox';
+
+function toEntry(row: Record<string, unknown>): ClaimedEntry {
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+  return {
+    id: Number(row.id),
+    kind: String(row.kind),
+    target: String(row.target),
+    key: (row.ordering_key as string | null) ?? null,
+    payload: row.payload as Record<string, unknown>,
+    status: row.status as OutboxEntry['status'],
+    attempts: Number(row.attempts),
+    createdAt: iso(row.created_at),
+    nextAttemptAt: iso(row.next_attempt_at),
+    lastError: (row.last_error as string | null) ?? null,
+    claim: row.claim as string,
+  };
+}
+
+const publicEntry = ({ claim: _claim, ...entry }: ClaimedEntry): OutboxEntry => entry;
+
+function select(db: Knex, selection: OutboxSelection): Knex.QueryBuilder {
+  const query = db(TABLE);
+  if (selection.ids) query.whereIn('id', selection.ids);
+  if (selection.status) query.where('status', selection.status);
+  if (selection.kind) query.where('kind', selection.kind);
+  return query;
+}
+
+/** The outbox table's statements; every time is the database's `now()`, so instances agree. */
+export function outboxStore(knex: Knex) {
+  return {
+    async insert(db: Knex | Knex.Transaction, deliveries: Delivery[]): Promise<void> {
+      if (!deliveries.length) return;
+      await db(TABLE).insert(
+        deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload) })),
+      );
+    },
+
+    /**
+     * Claims due deliveries of `kinds`: locks candidates with SKIP LOCKED (so concurrent dispatchers
+     * never claim the same row), lets `pick` choose among them (per-target limits), and leases the
+     * chosen ones for `leaseMs`. A delivery waits while an earlier one with its key is pending.
+     */
+    async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; leaseMs: number; pick(entries: ClaimedEntry[]): ClaimedEntry[] }): Promise<ClaimedEntry[]> {
+      if (!options.kinds.length || options.candidates <= 0) return [];
+      return knex.transaction(async (tx) => {
+        const { rows } = await tx.raw(
+          `select * from ${TABLE} o
+            where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?)
+              and (ordering_key is null or not exists (
+                select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))
+            order by next_attempt_at, id
+            limit ? for update skip locked`,
+          [options.kinds, options.busyTargets, options.candidates],
+        );
+        const chosen = options.pick((rows as Record<string, unknown>[]).map(toEntry));
+        if (!chosen.length) return [];
+        const claim = randomUUID();
+        const { rows: claimed } = await tx.raw(
+          `update ${TABLE} set attempts = attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
+            where id = any(?) returning *`,
+          [claim, options.leaseMs, chosen.map((e) => e.id)],
+        );
+        return (claimed as Record<string, unknown>[]).map(toEntry).sort((a, b) => a.id - b.id);
+      });
+    },
+
+    /** Delivered: the row goes. Only the claim holder may (a dispatcher whose lease ran out may not). */
+    async complete(entry: ClaimedEntry): Promise<void> {
+      await knex(TABLE).where({ id: entry.id, claim: entry.claim }).delete();
+    },
+
+    /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */
+    async fail(entry: ClaimedEntry, failure: { error: string; retryInMs: number; giveUp: boolean; maxAttempts: number; maxAgeMs: number }): Promise<'pending' | 'failed'> {
+      const { rows } = await knex.raw(
+        `update ${TABLE} set claim = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
+            status = case when ? or attempts >= ? or created_at <= now() - ? * interval '1 millisecond' then 'failed' else 'pending' end
+          where id = ? and claim = ? returning status`,
+        [failure.error.slice(0, 2000), failure.retryInMs, failure.giveUp, failure.maxAttempts, failure.maxAgeMs, entry.id, entry.claim],
+      );
+      return (rows as { status: 'pending' | 'failed' }[])[0]?.status ?? 'pending';
+    },
+
+    /** Interrupted by shutdown: due again at once, the attempt not counted. */
+    async release(entry: ClaimedEntry): Promise<void> {
+      await knex(TABLE)
+        .where({ id: entry.id, claim: entry.claim })
+        .update({ claim: null, attempts: knex.raw('greatest(attempts - 1, 0)'), next_attempt_at: knex.fn.now() });
+    },
+
+    async list(selection: OutboxSelection & { limit?: number } = {}): Promise<OutboxEntry[]> {
+      const rows = (await select(knex, selection).orderBy('id').limit(selection.limit ?? 100)) as Record<string, unknown>[];
+      return rows.map(toEntry).map(publicEntry);
+    },
+
+    /**
+     * Makes deliveries due now with a fresh set of attempts: failed ones, and pending ones waiting
+     * out a backoff. Deliveries in flight are left alone. Answers how many.
+     */
+    async retry(selection: OutboxSelection): Promise<number> {
+      return select(knex, selection)
+        .whereNull('claim')
+        .update({ status: 'pending', attempts: 0, next_attempt_at: knex.fn.now() });
+    },
+
+    async counts(): Promise<OutboxCounts> {
+      const rows = (await knex(TABLE)
+        .select('kind', 'status')
+        .count({ n: '*' })
+        .min({ oldest: 'created_at' })
+        .groupBy('kind', 'status')) as { kind: string; status: 'pending' | 'failed'; n: number; oldest: Date }[];
+      const counts: OutboxCounts = { pending: 0, failed: 0, oldestPendingMs: 0, byKind: {} };
+      for (const row of rows) {
+        const n = Number(row.n);
+        counts[row.status] += n;
+        (counts.byKind[row.kind] ??= { pending: 0, failed: 0 })[row.status] += n;
+        if (row.status === 'pending') counts.oldestPendingMs = Math.max(counts.oldestPendingMs, Date.now() - new Date(row.oldest).getTime());
+      }
+      return counts;
+    },
+  };
+}
+
+export type OutboxStore = ReturnType<typeof outboxStore>;
