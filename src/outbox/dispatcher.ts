@@ -213,7 +213,8 @@ export class Dispatcher {
       // A handler that ignores the signal still cannot hold its slot past the timeout.
       await Promise.race([handler({ ...entry, attempt: entry.attempts, signal }), interrupted]);
     } catch (error) {
-      await this.failed(entry, error, abort.signal.aborted);
+      // Cut short by shutdown, or timed out while draining for it: not the target's failure, due again at once.
+      await this.failed(entry, error, abort.signal.aborted || (this.stopping && signal.aborted));
       return;
     }
     try {
