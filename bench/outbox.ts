@@ -76,12 +76,13 @@ async function drain(r: Registry): Promise<void> {
 
 const rows: string[] = [];
 const setup = await registry(false);
-for (const [label, instances, targets, options] of [
+const RUNS = [
   ['1 instance, 1 target (4 at once)', 1, 1, {}],
   ['1 instance, 8 targets (16 at once)', 1, 8, {}],
   ['1 instance, 8 targets (64 at once)', 1, 8, { concurrency: 64, perTargetConcurrency: 16 }],
   ['2 instances, 8 targets (16 at once each)', 2, 8, {}],
-] as const].slice(0, ONLY)) {
+] as const;
+for (const [label, instances, targets, options] of RUNS.slice(0, ONLY)) {
   await enqueue(setup, N, targets);
   const start = performance.now();
   const dispatchers = await Promise.all(Array.from({ length: instances }, () => registry(true, options)));

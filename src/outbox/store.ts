@@ -47,6 +47,18 @@ export interface OutboxSelection {
 
 const TABLE = 'outbox';
 
+/**
+ * The dispatcher's own bookkeeping (claims, outcomes) commits without waiting for the WAL flush: a
+ * crash can lose only the last moments of it, which means a delivery made again (at-least-once), never
+ * one lost. Enqueueing stays in the change's own, fully durable transaction.
+ */
+async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return knex.transaction(async (tx) => {
+    await tx.raw('set local synchronous_commit = off');
+    return work(tx);
+  });
+}
+
 function toEntry(row: Record<string, unknown>): ClaimedEntry {
   const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
   return {
@@ -91,7 +103,7 @@ export function outboxStore(knex: Knex) {
      */
     async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; leaseMs: number; pick(entries: ClaimedEntry[]): ClaimedEntry[] }): Promise<ClaimedEntry[]> {
       if (!options.kinds.length || options.candidates <= 0) return [];
-      return knex.transaction(async (tx) => {
+      return bookkeeping(knex, async (tx) => {
         const { rows } = await tx.raw(
           `select * from ${TABLE} o
             where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?)
@@ -115,17 +127,17 @@ export function outboxStore(knex: Knex) {
 
     /** Delivered: the row goes. Only the claim holder may (a dispatcher whose lease ran out may not). */
     async complete(entry: ClaimedEntry): Promise<void> {
-      await knex(TABLE).where({ id: entry.id, claim: entry.claim }).delete();
+      await bookkeeping(knex, (tx) => tx(TABLE).where({ id: entry.id, claim: entry.claim }).delete());
     },
 
     /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */
     async fail(entry: ClaimedEntry, failure: { error: string; retryInMs: number; giveUp: boolean; maxAttempts: number; maxAgeMs: number }): Promise<'pending' | 'failed'> {
-      const { rows } = await knex.raw(
+      const { rows } = await bookkeeping(knex, (tx) => tx.raw(
         `update ${TABLE} set claim = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
             status = case when ? or attempts >= ? or created_at <= now() - ? * interval '1 millisecond' then 'failed' else 'pending' end
           where id = ? and claim = ? returning status`,
         [failure.error.slice(0, 2000), failure.retryInMs, failure.giveUp, failure.maxAttempts, failure.maxAgeMs, entry.id, entry.claim],
-      );
+      ));
       return (rows as { status: 'pending' | 'failed' }[])[0]?.status ?? 'pending';
     },
 
