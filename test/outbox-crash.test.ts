@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pgliteStorage, type Storage } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
+import { eventually as waitFor } from './helpers/eventually.js';
 import { exitCode, spawnTs, waitForOutput } from './helpers/spawn.js';
 import { answer, listenWithModes, type RecordedRequest } from './helpers/zgw-servers.js';
 
@@ -11,17 +12,7 @@ const CHILD = 'test/fixtures/outbox-child.ts';
 /** The lease the killed child holds on its delivery: what the next process waits out. */
 const LEASE_MS = '1500';
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+const eventually = <T>(check: () => T | Promise<T>) => waitFor(check, 30_000);
 
 /**
  * Where the child processes find the database: PostgreSQL, a fresh database of the backend helper

@@ -13,6 +13,7 @@ import {
   type Storage,
 } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
+import { eventually as waitFor } from './helpers/eventually.js';
 import { testCatalog } from './helpers/registry.js';
 import { answer, listenWithModes, type ModalServer, type RecordedRequest } from './helpers/zgw-servers.js';
 
@@ -20,18 +21,7 @@ import { answer, listenWithModes, type ModalServer, type RecordedRequest } from 
 const FAST: DispatcherOptions = { backoffBaseMs: 20, backoffMaxMs: 100, timeoutMs: 300, pollIntervalMs: 50, leaseMs: 1000 };
 const KIND = 'test-delivery';
 
-/** Polls `check` until it stops throwing (an assertion) and answers its value; fails with its last error after `timeoutMs`. */
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 15_000) => waitFor(check, timeoutMs);
 
 /** A gate handlers or stand-ins wait at while it is closed. */
 class Gate {
