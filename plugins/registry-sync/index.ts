@@ -116,18 +116,16 @@ export function registrySync(options: RegistrySyncOptions = {}): Plugin {
     async resourceChanged(change) {
       if (!synced.has(change.resource)) return;
       const kind = RELATIONS[change.resource as SyncedRelation];
-      const list = deliveries(change, kind);
-      for (const delivery of list) {
-        if (services.remote.isAllowed(delivery.resource)) continue;
+      const reachable: SyncPayload[] = [];
+      for (const delivery of deliveries(change, kind)) {
+        if (services.remote.isAllowed(delivery.resource)) reachable.push(delivery);
         // A relation that cannot be kept in step is refused, unless it is going away anyway.
-        if (delivery.op === 'link') throw invalidParam(kind.field, 'bad-url', `${delivery.resource}: deze host is niet toegestaan.`);
-        services.log.warn(`registry-sync: not removing the relation of ${delivery.resource} (${kind.rule}): host not allowed`);
+        else if (delivery.op === 'link') throw invalidParam(kind.field, 'bad-url', `${delivery.resource}: deze host is niet toegestaan.`);
+        else services.log.warn(`registry-sync: not removing the relation of ${delivery.resource} (${kind.rule}): host not allowed`);
       }
       await services.outbox.enqueue(
         change.tx,
-        list
-          .filter((d) => services.remote.isAllowed(d.resource))
-          .map((d) => ({ kind: KIND, target: new URL(d.collection).host, key: `${d.object} ${d.resource}`, payload: d })),
+        reachable.map((d) => ({ kind: KIND, target: new URL(d.collection).host, key: `${d.object} ${d.resource}`, payload: d })),
       );
     },
   };
