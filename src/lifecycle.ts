@@ -7,19 +7,22 @@
  *     (core)                     parse and validate the query and body (ajv, from the resource's JSON Schema),
  *                                load the current record for detail operations
  *  3. authorize     sequential   may throw 403; sees principal, input and current record
- *  4. validate      sequential   writes only: business rules, outside the transaction (may fetch remote data)
- *  5. beforeWrite   sequential   writes only, inside the transaction: derive fields on `ctx.data`
+ *  4. preHandler    first        the first hook to return a response answers instead of the operation
+ *                                (a 304 from a cache); the steps up to serialize are then skipped
+ *  5. validate      sequential   writes only: business rules, outside the transaction (may fetch remote data)
+ *  6. beforeWrite   sequential   writes only, inside the transaction: derive fields on `ctx.data`
  *     (core)                     the storage write, in the same transaction
- *  6. afterWrite    sequential   writes only, same transaction: audit rows, outbox rows, ETags
+ *  7. afterWrite    sequential   writes only, same transaction: audit rows, outbox rows
  *     (core)                     commit
- *  7. afterCommit   parallel     writes only, after commit; a throw is logged, never sent to the client
- *  8. serialize     sequential   may replace the response body (each hook gets the previous one's result)
- *  9. onResponse    sequential   every response of a registry route, errors included: set headers
+ *  8. afterCommit   parallel     writes only, after commit; a throw is logged, never sent to the client
+ *  9. serialize     sequential   may replace the response body (each hook gets the previous one's result)
+ * 10. onResponse    sequential   every response of a registry route, errors included: set headers
  */
 export const REQUEST_HOOKS = [
   'onRequest',
   'authenticate',
   'authorize',
+  'preHandler',
   'validate',
   'beforeWrite',
   'afterWrite',
@@ -35,6 +38,7 @@ export const HOOK_KIND: Record<RequestHookName, 'sequential' | 'first' | 'parall
   onRequest: 'sequential',
   authenticate: 'first',
   authorize: 'sequential',
+  preHandler: 'first',
   validate: 'sequential',
   beforeWrite: 'sequential',
   afterWrite: 'sequential',

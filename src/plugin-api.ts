@@ -2,7 +2,7 @@
  * The API plugins build on: everything the package exports except the registry factory itself, so
  * a built-in plugin can import it without a cycle through `createRegistry`'s presets.
  */
-export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState } from './plugin.js';
+export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {

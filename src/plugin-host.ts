@@ -1,5 +1,5 @@
 import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
-import type { Plugin, Principal, RequestContext, ResourceChange, ZaakTransition } from './plugin.js';
+import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
 
@@ -63,7 +63,7 @@ export class PluginHost {
   }
 
   /** Runs a sequential or parallel hook with the request context. */
-  async run(hook: Exclude<RequestHookName, 'authenticate' | 'serialize'>, ctx: RequestContext): Promise<void> {
+  async run(hook: Exclude<RequestHookName, 'authenticate' | 'preHandler' | 'serialize'>, ctx: RequestContext): Promise<void> {
     const bound = this.hooks[hook];
     if (HOOK_KIND[hook] === 'parallel') {
       const outcomes = await Promise.allSettled(bound.map((b) => this.call(b, hook, [ctx])));
@@ -81,10 +81,19 @@ export class PluginHost {
   }
 
   /** The first `authenticate` hook that returns a principal wins. */
-  async authenticate(ctx: RequestContext): Promise<Principal | undefined> {
-    for (const b of this.hooks.authenticate) {
-      const principal = (await this.call(b, 'authenticate', [ctx])) as Principal | undefined;
-      if (principal) return principal;
+  authenticate(ctx: RequestContext): Promise<Principal | undefined> {
+    return this.first('authenticate', ctx) as Promise<Principal | undefined>;
+  }
+
+  /** The first `preHandler` hook that returns a response answers the request. */
+  preHandler(ctx: RequestContext): Promise<ResponseState | undefined> {
+    return this.first('preHandler', ctx) as Promise<ResponseState | undefined>;
+  }
+
+  private async first(hook: 'authenticate' | 'preHandler', ctx: RequestContext): Promise<unknown> {
+    for (const b of this.hooks[hook]) {
+      const result = await this.call(b, hook, [ctx]);
+      if (result) return result;
     }
     return undefined;
   }

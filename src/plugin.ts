@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import type { RequestHookName } from './lifecycle.js';
-import type { Operation, QueryParameter } from './operation.js';
+import type { JsonSchema, Operation, QueryParameter } from './operation.js';
 import type { Migration, Storage } from './storage/types.js';
 import type { CatalogClient } from './catalog/types.js';
 import type { Logger } from './log.js';
@@ -33,6 +33,7 @@ export interface Principal {
 
 /** What every hook and operation can reach: the registry's services. */
 export interface RegistryServices {
+  /** The newest API version the registry serves (full semver). */
   readonly apiVersion: string;
   readonly storage: Storage;
   readonly catalog: CatalogClient;
@@ -59,6 +60,8 @@ export interface ResponseState {
  */
 export interface RequestContext {
   readonly registry: RegistryServices;
+  /** The API version the request is served in (full semver): its base path's major. */
+  readonly apiVersion: string;
   readonly operation: Operation;
   readonly req: Request;
   /** The public base URL for this request, e.g. `https://zaken.example.nl/zaken/api/v1`. */
@@ -98,6 +101,12 @@ export interface RequestHooks {
   authenticate: Hook<[ctx: RequestContext], Principal | undefined>;
   /** Sequential. After input is parsed and the current record loaded; throw a 403 problem to refuse. */
   authorize: Hook<[ctx: RequestContext]>;
+  /**
+   * First: after `authorize`, before the operation's work (and, for writes, before `validate`). The
+   * first hook to return a response answers the request instead: the operation, the write hooks and
+   * `serialize` do not run, `onResponse` does. For answers that need no work, such as a 304 from a cache.
+   */
+  preHandler: Hook<[ctx: RequestContext], ResponseState | undefined>;
   /** Sequential, writes only, before the transaction. Throw a 400 problem for a broken business rule. */
   validate: Hook<[ctx: RequestContext]>;
   /** Sequential, writes only, inside the transaction, before the storage write: derive fields on `ctx.data`. */
@@ -174,6 +183,14 @@ export interface ZaakHooks {
   resourceChanged: Hook<[change: ResourceChange]>;
 }
 
+/** One version of the API a registry serves, at its own base path (`…/v{major}`). */
+export interface ApiVersion {
+  /** Full semver: `info.version` of its OpenAPI document and the `API-Version` header of its responses. */
+  version: string;
+  /** Adjusts this version's OpenAPI document (documents a changed representation, a deprecation). */
+  document?: (document: Record<string, unknown>) => void;
+}
+
 /** What `setup` receives: the ways a plugin extends the registry. Calling them after start throws. */
 export interface SetupApi {
   readonly registry: RegistryServices;
@@ -192,6 +209,13 @@ export interface SetupApi {
    * commit, in the background, retried with backoff until delivered or given up.
    */
   addDeliveryHandler(kind: string, handler: DeliveryHandler): void;
+  /**
+   * Serve these API versions, each at its own base path (default: one, `info.version`). Majors must
+   * differ; requests carry their version in `ctx.apiVersion`. How many and which is the caller's policy.
+   */
+  setApiVersions(versions: ApiVersion[]): void;
+  /** Accept an extra property in an operation's JSON request body (validated and documented). */
+  addBodyProperty(operationId: string, name: string, schema: JsonSchema): void;
   /** The operations registered so far (the core's and earlier plugins'). */
   operations(): readonly Operation[];
 }

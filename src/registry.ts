@@ -10,7 +10,7 @@ import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
 import { PluginHost } from './plugin-host.js';
-import type { Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
+import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
@@ -60,15 +60,27 @@ export interface RegistryOptions {
   outbox?: DispatcherOptions;
 }
 
-export interface Registry {
-  /** Mount it: `app.use('/zaken/api/v1', registry.router)`. */
+/** One API version as the registry serves it. */
+export interface ServedApiVersion {
+  readonly version: string;
+  /** Where to mount it, e.g. `/zaken/api/v1` (the path of the configured base URL, major replaced). */
+  readonly basePath: string;
   readonly router: Router;
+}
+
+export interface Registry {
+  /** The newest version's router. Mount it: `app.use('/zaken/api/v1', registry.router)`. */
+  readonly router: Router;
+  /** Every version served, oldest first (one unless a plugin such as `versioning` sets more). */
+  readonly versions: readonly ServedApiVersion[];
+  /** Mounts every version's router at its base path on an Express app or router. */
+  mount(app: Pick<Router, 'use'>): void;
   readonly services: RegistryServices;
   readonly plugins: readonly Plugin[];
   /** Deliveries to other registries: list, retry, counts (also `services.outbox`). */
   readonly outbox: Outbox;
-  /** The OpenAPI document as served (with a relative server URL). */
-  openapi(): Record<string, unknown>;
+  /** The OpenAPI document of a version (default the newest) as served, with a relative server URL. */
+  openapi(version?: string): Record<string, unknown>;
   /** Applies the core's and the plugins' pending migrations; returns their names. */
   migrate(): Promise<string[]>;
   /** Serves the registry on its own Express app at the base URL's path. */
@@ -77,7 +89,29 @@ export interface Registry {
   close(): Promise<void>;
 }
 
-const DEFAULT_BASE_PATH = '/zaken/api/v1';
+const DEFAULT_BASE_PATH = '/zaken/api';
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+const majorOf = (version: string) => Number(version.split('.')[0]);
+
+/** Semver versions with different majors, oldest first. */
+function checkedVersions(list: ApiVersion[]): ApiVersion[] {
+  if (!list.length) throw new Error('setApiVersions: at least one version');
+  for (const { version } of list) if (!SEMVER.test(version)) throw new Error(`setApiVersions: "${version}" is no semantic version (major.minor.patch)`);
+  const majors = list.map((v) => majorOf(v.version));
+  if (new Set(majors).size !== majors.length) throw new Error('setApiVersions: every version needs its own major (it names the base path)');
+  return [...list].sort((a, b) => majorOf(a.version) - majorOf(b.version));
+}
+
+/** The base URL with its `/v{major}` segment for this version; without one, only a single version can be served. */
+function versionedBaseUrl(baseUrl: string, version: string, count: number): string {
+  if (/\/v\d+$/.test(baseUrl)) return baseUrl.replace(/\/v\d+$/, `/v${majorOf(version)}`);
+  if (count > 1) throw new Error(`baseUrl ${baseUrl} must end in /v{major} to serve several versions`);
+  return baseUrl;
+}
+
+function basePathOf(baseUrl: string | undefined, version: string, count: number): string {
+  return baseUrl ? new URL(versionedBaseUrl(baseUrl.replace(/\/+$/, ''), version, count)).pathname : `${DEFAULT_BASE_PATH}/v${majorOf(version)}`;
+}
 
 /** Assembles a registry from its options and plugins. */
 export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
@@ -99,8 +133,11 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const records = zaakRecordResources(announce);
   const deliveryHandlers = new Map<string, DeliveryHandler>();
   const outbox = createOutbox(storage.knex, deliveryHandlers, log, options.outbox);
+  let versions: ApiVersion[] = [{ version: options.info?.version ?? ZAKEN_API_VERSION }];
   const services: RegistryServices = {
-    apiVersion: options.info?.version ?? ZAKEN_API_VERSION,
+    get apiVersion() {
+      return versions[versions.length - 1].version;
+    },
     storage,
     catalog: options.catalog ?? httpCatalog({ remote }),
     remote,
@@ -135,6 +172,16 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
         deliveryHandlers.set(kind, handler);
       }),
+      setApiVersions: whileAssembling('setApiVersions', (list) => void (versions = checkedVersions(list))),
+      addBodyProperty: whileAssembling('addBodyProperty', (operationId, name, schema) => {
+        const operation = operations.find((o) => o.id === operationId);
+        if (!operation?.requestBody) throw new Error(`plugin "${plugin.name}": no operation "${operationId}" with a request body`);
+        const body = operation.requestBody;
+        operation.requestBody = { ...body, properties: { ...(body.properties as object), [name]: schema } };
+        // A body documented by reference: the referenced schema gets the property too.
+        const documented = (operation.openapi.requestSchema?.$ref as string | undefined)?.match(/^#\/components\/schemas\/(\w+)$/)?.[1];
+        if (documented) fragments.push({ components: { schemas: { [documented]: { properties: { [name]: schema } } } } });
+      }),
       operations: () => operations,
     };
     try {
@@ -146,11 +193,27 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   }
   assembling = false;
 
-  const info: OpenApiInfo = { ...options.info, version: services.apiVersion };
-  let document: Record<string, unknown> | undefined;
-  const openapi = () => (document ??= buildOpenApi(info, operations, fragments));
+  const documents = new Map<string, Record<string, unknown>>();
+  const openapi = (version = services.apiVersion) => {
+    let document = documents.get(version);
+    if (!document) {
+      const served = versions.find((v) => v.version === version);
+      if (!served) throw new Error(`this registry does not serve version ${version}`);
+      document = buildOpenApi({ ...options.info, version }, operations, fragments);
+      document.servers = [{ url: basePathOf(options.baseUrl, served.version, versions.length) }];
+      served.document?.(document);
+      documents.set(version, document);
+    }
+    return document;
+  };
   operations.push(...openApiOperations(openapi));
-  const router = buildRouter(operations, host, services);
+  const served: ServedApiVersion[] = versions.map(({ version }) => {
+    const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router: buildRouter(operations, host, services, { version, baseUrl: base }) };
+  });
+  const mount = (app: Pick<Router, 'use'>) => {
+    for (const version of served) app.use(version.basePath, version.router);
+  };
 
   // Deliveries start once the outbox table exists.
   const migrate = async () => {
@@ -163,7 +226,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   let server: Server | undefined;
   return {
-    router,
+    router: served[served.length - 1].router,
+    versions: served,
+    mount,
     services,
     outbox: outbox.outbox,
     plugins,
@@ -173,7 +238,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
-      app.use(baseUrl ? new URL(baseUrl).pathname : DEFAULT_BASE_PATH, router);
+      mount(app);
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(port, hostname ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(s)));
       });

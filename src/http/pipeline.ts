@@ -76,14 +76,21 @@ function checkScopes(operation: Operation, ctx: RequestContext): void {
   assertAccess(ctx.principal, operation.scopes, subjects);
 }
 
+/** The API version a router serves, and its public base URL when one is configured. */
+export interface ServedVersion {
+  version: string;
+  baseUrl?: string;
+}
+
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
-export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices) {
+export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion) {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx: RequestContext = {
       registry: services,
+      apiVersion: served.version,
       operation,
       req,
-      baseUrl: services.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`,
+      baseUrl: served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`,
       params: { ...req.params } as Record<string, string>,
       query: {},
       response: { status: 200, headers: {} },
@@ -107,7 +114,9 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       await operation.prepare?.(ctx);
       if (operation.write) ctx.data ??= { ...ctx.body };
       await host.run('authorize', ctx);
-      if (operation.write) {
+      const early = await host.preHandler(ctx);
+      if (early) ctx.response = early;
+      else if (operation.write) {
         await host.run('validate', ctx);
         await services.storage.transaction(async (tx) => {
           ctx.tx = tx;
@@ -120,7 +129,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       } else {
         await operation.execute(ctx);
       }
-      if (ctx.response.body !== undefined) ctx.response.body = await host.serialize(ctx.response.body, ctx);
+      if (!early && ctx.response.body !== undefined) ctx.response.body = await host.serialize(ctx.response.body, ctx);
     } catch (error) {
       ctx.tx = undefined;
       ctx.error = error;

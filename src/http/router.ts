@@ -7,7 +7,7 @@ import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { notFound } from './not-found.js';
-import { operationHandler } from './pipeline.js';
+import { operationHandler, type ServedVersion } from './pipeline.js';
 import { securityHeaders } from './security-headers.js';
 
 /** `/zaken/{uuid}` → `/zaken/:uuid`. */
@@ -23,9 +23,9 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  *  5. notFound          everything else
  *  6. errorHandler      problem+json for errors of the middleware above
  */
-export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices): Router {
+export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
-  router.use(apiVersionHeader(services.apiVersion));
+  router.use(apiVersionHeader(served.version));
   router.use(securityHeaders);
   router.use(jsonBody);
 
@@ -35,7 +35,7 @@ export function buildRouter(operations: readonly Operation[], host: PluginHost, 
     const route = router.route(expressPath(path));
     const allowed = new Set<string>();
     for (const operation of pathOperations) {
-      route[operation.method](operationHandler(operation, host, services));
+      route[operation.method](operationHandler(operation, host, services, served));
       allowed.add(operation.method.toUpperCase());
       if (operation.method === 'get') allowed.add('HEAD');
     }

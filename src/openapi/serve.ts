@@ -7,9 +7,9 @@ const CORS = { 'Access-Control-Allow-Origin': '*' };
  * GET /openapi.json and /openapi.yaml: the same document, public (no authentication) and readable
  * from any origin. `servers` names the base URL the request came in on.
  */
-export function openApiOperations(document: () => Record<string, unknown>): Operation[] {
+export function openApiOperations(document: (apiVersion: string) => Record<string, unknown>): Operation[] {
   const yamlByBase = new Map<string, string>();
-  const forBase = (baseUrl: string) => ({ ...document(), servers: [{ url: baseUrl }] });
+  const forBase = (apiVersion: string, baseUrl: string) => ({ ...document(apiVersion), servers: [{ url: baseUrl }] });
   const operation = (format: 'json' | 'yaml'): Operation => ({
     id: `openapi_${format}`,
     method: 'get',
@@ -21,12 +21,13 @@ export function openApiOperations(document: () => Record<string, unknown>): Oper
     async execute(ctx) {
       Object.assign(ctx.response.headers, CORS);
       if (format === 'json') {
-        ctx.response.body = forBase(ctx.baseUrl);
+        ctx.response.body = forBase(ctx.apiVersion, ctx.baseUrl);
         return;
       }
+      // Each version has its own base URL: the base URL names the document.
       let yaml = yamlByBase.get(ctx.baseUrl);
       if (yaml === undefined) {
-        yaml = stringify(forBase(ctx.baseUrl), { aliasDuplicateObjects: false });
+        yaml = stringify(forBase(ctx.apiVersion, ctx.baseUrl), { aliasDuplicateObjects: false });
         yamlByBase.set(ctx.baseUrl, yaml);
       }
       ctx.response.headers['content-type'] = 'application/yaml; charset=utf-8';

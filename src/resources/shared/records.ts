@@ -168,12 +168,13 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   }
 
   /** Detail operations: the record and its zaak, or 404. */
-  async function loadCurrent(ctx: RequestContext): Promise<RecordRow> {
+  async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
     const db = ctx.registry.storage.knex;
     const row = await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined);
     if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
     const zaak = (await findZaakByUuid(db, row.zaak_uuid))!;
-    ctx.current = (await render(db, [row], ctx.baseUrl))[0];
+    // Reads render in `execute`: an answer from a cache (`preHandler`) then costs no rendering.
+    if (options.render) ctx.current = (await render(db, [row], ctx.baseUrl))[0];
     ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
     state.set(ctx, { zaak, row });
     return row;
@@ -373,8 +374,9 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       method: 'get',
       path: detailPath,
       action: 'retrieve',
-      load: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadCurrent(ctx, { render: false })),
       async execute(ctx) {
+        ctx.current = (await render(ctx.registry.storage.knex, [state.get(ctx)!.row!], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },

@@ -41,11 +41,21 @@ async function render(db: Knex | Knex.Transaction, rows: ZaakRow[], baseUrl: str
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
-async function loadCurrent(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.registry.storage.knex): Promise<ZaakRow> {
+const loadedRows = new WeakMap<RequestContext, ZaakRow>();
+
+/** The zaak's row and `ctx.zaak`: all that authorization needs (and a cached answer, for reads). */
+async function loadZaak(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.registry.storage.knex): Promise<ZaakRow> {
   const row = await findZaakByUuid(db, ctx.params.uuid);
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-  ctx.current = (await render(db, [row], ctx.baseUrl))[0];
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
+  loadedRows.set(ctx, row);
+  return row;
+}
+
+/** Changes: also the representation before the change (`ctx.current`). */
+async function loadCurrent(ctx: RequestContext): Promise<ZaakRow> {
+  const row = await loadZaak(ctx);
+  ctx.current = (await render(ctx.registry.storage.knex, [row], ctx.baseUrl))[0];
   return row;
 }
 
@@ -187,7 +197,6 @@ const searchSchema = {
     ordering: orderingParameter.schema,
   },
 };
-const SEARCH_KEYS = new Set(Object.keys(searchSchema.properties));
 
 /** The schemas the Zaak operations refer to, for the served OpenAPI document. */
 export const zaakOpenApi: OpenApiFragment = {
@@ -250,7 +259,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       queryParameters: paginationParameters,
       requestBody: searchSchema,
       async prepare(ctx) {
-        const unknown = Object.keys(ctx.req.body ?? {}).filter((key) => !SEARCH_KEYS.has(key));
+        // Plugins may add properties (`expand`): the operation's schema, not the core's list, decides.
+        const known = ctx.operation.requestBody!.properties as Record<string, unknown>;
+        const unknown = Object.keys(ctx.req.body ?? {}).filter((key) => !(key in known));
         if (unknown.length) {
           throw invalidParam('nonFieldErrors', 'unknown-parameters', `Onbekende zoekparameters: ${unknown.join(', ')}`);
         }
@@ -277,8 +288,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      load: async (ctx) => void (await loadCurrent(ctx)),
+      load: async (ctx) => void (await loadZaak(ctx)),
       async execute(ctx) {
+        ctx.current = (await render(ctx.registry.storage.knex, [loadedRows.get(ctx)!], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },

@@ -6,7 +6,7 @@ import { announcement, type ChangeActor } from '../audittrail/record.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
-import { findDeelzaken, findZaakByUuid, loadZaakRelations, toColumns, type ZaakRow } from './repository.js';
+import { findDeelzaken, findZaakByUuid, loadZaakRelations, selectZaken, toColumns, zaakColumns, type ZaakRow } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
 
 /**
@@ -35,6 +35,12 @@ export interface FindZaakOptions {
 export interface ZaakService {
   /** A zaak of this registry by URL or uuid, as clients see it (its own fields unless `relations`). */
   find(scope: ZaakScope, zaak: string, options?: FindZaakOptions): Promise<Record<string, unknown> | undefined>;
+  /**
+   * Zaken of this registry by URL or uuid, as clients see them (with the derived fields), in a fixed
+   * number of queries however many are asked: for loading related zaken of a page at once. Zaken
+   * that do not exist are left out; the order is that of `zaken`.
+   */
+  list(scope: ZaakScope, zaken: string[]): Promise<Record<string, unknown>[]>;
   /** The records of one kind of a zaak (or zaken), as clients see them, oldest first. */
   records(scope: ZaakScope, kind: ZaakRecordKind, zaak: string | string[]): Promise<Record<string, unknown>[]>;
   /** Stores zaak fields (API names) directly, without the API's checks: for derived values. */
@@ -79,6 +85,14 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       if (!row) return undefined;
       if (!options.relations) return zaakSummary(row, scope.baseUrl);
       return renderZaak(row, await loadZaakRelations(db(scope), [row.id]), scope.baseUrl);
+    },
+    async list(scope, zaken) {
+      const uuids = [...new Set(zaken.map((z) => uuidOf(scope, z)).filter((u): u is string => !!u))];
+      if (!uuids.length) return [];
+      const rows = (await selectZaken(db(scope)).whereIn('zaak.uuid', uuids).select(zaakColumns(db(scope) as Knex))) as ZaakRow[];
+      const relations = await loadZaakRelations(db(scope), rows.map((r) => r.id));
+      const byUuid = new Map(rows.map((row) => [row.uuid, renderZaak(row, relations, scope.baseUrl)]));
+      return uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
     },
     async records(scope, kind, zaak) {
       const lister = listers.get(kind);
