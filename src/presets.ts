@@ -1,10 +1,11 @@
 import { archive } from '../plugins/archive/index.js';
+import { caching, type CachingOptions } from '../plugins/caching/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
 import type { Plugin } from './plugin.js';
 
-/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync); `none`: the bare core. */
+/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync, caching, expand); `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
 /** The built-in plugins by name, with whether the `standard` preset includes them. */
@@ -12,6 +13,7 @@ const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boo
   'zrc-rules': { create: (options) => zrcRules(options), standard: true },
   archive: { create: () => archive(), standard: true },
   'registry-sync': { create: (options) => registrySync(options), standard: true },
+  caching: { create: (options) => caching(options as CachingOptions), standard: true },
   // Needs the Notificaties API's URL: only when configured.
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
 };

@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Migration, OpenApiFragment, Operation, Plugin, RequestContext, ResourceChange, ResponseState } from '../../src/plugin-api.js';
+
+export interface CachingOptions {
+  /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
+  maxEntries?: number;
+  /** Request headers that change a representation besides its URL (default `Accept-Crs`). */
+  vary?: string[];
+}
+
+const REVISIONS = 'caching_zaak_revision';
+
+/**
+ * One counter per zaak, raised in the transaction of every change to the zaak or any of its records:
+ * a remembered ETag is only reused while the counter it was computed at is current.
+ */
+const revisionMigration: Migration = {
+  name: 'caching/001_zaak_revision',
+  async up(knex) {
+    await knex.schema.createTable(REVISIONS, (t) => {
+      t.uuid('zaak_uuid').primary();
+      t.bigInteger('revision').notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTable(REVISIONS);
+  },
+};
+
+/** The entity tags of an `If-None-Match` value; `W/` is ignored, as weak comparison demands (RFC 9110 13.1.2). */
+export function parseIfNoneMatch(header: string): { any: boolean; tags: Set<string> } {
+  if (header.trim() === '*') return { any: true, tags: new Set() };
+  const tags = new Set<string>();
+  for (const match of header.matchAll(/(?:W\/)?"([^"]*)"/g)) tags.add(`"${match[1]}"`);
+  return { any: false, tags };
+}
+
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const { any, tags } = parseIfNoneMatch(header);
+  return any || tags.has(etag);
+}
+
+/** A strong ETag over the exact bytes sent: another base URL, CRS or version gives another tag. */
+export const etagOf = (payload: string) => `"${createHash('sha256').update(payload).digest('hex').slice(0, 32)}"`;
+
+const isDetailRead = (operation: Operation) => operation.method === 'get' && operation.action === 'retrieve';
+const uuidOfUrl = (url: unknown) => (typeof url === 'string' ? url.slice(url.lastIndexOf('/') + 1) : undefined);
+
+/** The zaken whose representation (or whose records' representations) a change alters. */
+function touchedZaken(change: ResourceChange): string[] {
+  const uuids = new Set([String(change.zaak.uuid)]);
+  // A deelzaak appears in its hoofdzaak's `deelzaken`; a record that moves changes both zaken.
+  const link = change.resource === 'zaak' ? 'hoofdzaak' : 'zaak';
+  for (const state of [change.before, change.after]) {
+    const uuid = uuidOfUrl(state?.[link]);
+    if (uuid) uuids.add(uuid);
+  }
+  // Sorted: two transactions raising the same counters lock them in the same order.
+  return [...uuids].sort();
+}
+
+/** Least recently used first, by Map insertion order. */
+class EtagCache {
+  private readonly entries = new Map<string, { revision: number; etag: string }>();
+  constructor(private readonly max: number) {}
+  get(key: string) {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+  set(key: string, entry: { revision: number; etag: string }) {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+async function revisionOf(db: Knex, zaakUuid: string): Promise<number> {
+  const row = await db(REVISIONS).where({ zaak_uuid: zaakUuid }).first('revision');
+  return row ? Number(row.revision) : 0;
+}
+
+const IF_NONE_MATCH = {
+  in: 'header',
+  name: 'If-None-Match',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    'Voer een voorwaardelijk verzoek uit. Deze header moet één of meerdere ETag-waardes bevatten van resources die de consumer gecached heeft. Indien de waarde van de ETag van de huidige resource voorkomt in deze set, dan antwoordt de provider met een lege HTTP 304 request.',
+};
+const ETAG_HEADER = {
+  description: 'De ETag berekend op de response body JSON. Indien twee resources exact dezelfde ETag hebben, dan zijn deze resources identiek aan elkaar.',
+  schema: { type: 'string' },
+};
+
+/** ETag, If-None-Match and 304 declared on every documented detail read (GET and HEAD). */
+function openApi(operations: readonly Operation[]): OpenApiFragment {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of operations) {
+    if (!isDetailRead(operation) || operation.documented === false) continue;
+    const declared = {
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        [String(operation.openapi.successStatus)]: { headers: { ETag: ETAG_HEADER } },
+        '304': { description: 'Not modified: de ETag in If-None-Match is die van de huidige representatie.', headers: { ETag: ETAG_HEADER } },
+      },
+    };
+    paths[operation.path] = { get: declared, ...(operation.openapi.head !== false ? { head: declared } : {}) };
+  }
+  return { paths };
+}
+
+/**
+ * Strong ETags on every detail read, computed over the JSON the client receives, and `304 Not
+ * Modified` for a matching `If-None-Match`. A tag once computed is remembered with the zaak's revision,
+ * so a repeated conditional GET is answered from the zaak's row and one counter, without rendering.
+ */
+export function caching(options: CachingOptions = {}): Plugin {
+  const cache = new EtagCache(options.maxEntries ?? 50_000);
+  const vary = (options.vary ?? ['Accept-Crs']).map((name) => name.toLowerCase());
+  /** The revision read for a request, when its answer may be remembered. */
+  const revisions = new WeakMap<RequestContext, number>();
+  // Per client: a plugin may render differently for whoever asks.
+  const keyOf = (ctx: RequestContext) =>
+    [ctx.baseUrl + ctx.req.path, ctx.principal?.clientId ?? '', ...vary.map((name) => ctx.req.get(name) ?? '')].join('\n');
+
+  return {
+    name: 'caching',
+    setup(api) {
+      api.addMigrations([revisionMigration]);
+      api.addOpenApi(openApi(api.operations()));
+    },
+
+    async resourceChanged(change) {
+      const uuids = touchedZaken(change);
+      await change.tx.raw(
+        `insert into ${REVISIONS} (zaak_uuid, revision) select u::uuid, 1 from unnest(?::text[]) as u
+         on conflict (zaak_uuid) do update set revision = ${REVISIONS}.revision + 1`,
+        [uuids],
+      );
+      if (change.resource === 'zaak' && change.action === 'destroy') {
+        await change.tx(REVISIONS).where({ zaak_uuid: String(change.zaak.uuid) }).delete();
+      }
+    },
+
+    // After authorization: a client that may not read the zaak never learns whether a tag matches.
+    async preHandler(ctx): Promise<ResponseState | undefined> {
+      const header = ctx.req.get('if-none-match');
+      // Query parameters (`expand`) make the representation depend on more than this zaak.
+      if (!header || !isDetailRead(ctx.operation) || !ctx.zaak || Object.keys(ctx.query).length) return undefined;
+      const revision = await revisionOf(ctx.registry.storage.knex, String(ctx.zaak.uuid));
+      revisions.set(ctx, revision);
+      const known = cache.get(keyOf(ctx));
+      if (known?.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag } };
+      return undefined;
+    },
+
+    onResponse: {
+      // Last: the tag covers the body exactly as the other hooks left it.
+      order: 'post',
+      handler(ctx) {
+        const { response } = ctx;
+        if (!isDetailRead(ctx.operation) || response.status !== 200 || response.body === undefined) return;
+        const payload = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+        const etag = etagOf(payload);
+        const revision = revisions.get(ctx);
+        if (revision !== undefined) cache.set(keyOf(ctx), { revision, etag });
+        if (matches(ctx.req.get('if-none-match'), etag)) {
+          ctx.response = { status: 304, headers: withoutContentHeaders({ ...response.headers, ETag: etag }) };
+          return;
+        }
+        // Sent as serialized here: the body is not stringified twice.
+        response.body = payload;
+        response.headers.ETag = etag;
+      },
+    },
+  };
+}
+
+function withoutContentHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^content-(type|length)$/i.test(name)));
+}

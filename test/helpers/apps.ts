@@ -1,0 +1,28 @@
+import { signZgwJwt, staticAuthorizations, type Applicatie, type AuthOptions } from '../../src/index.js';
+import { ZAAKTYPE } from './registry.js';
+
+const SECRET = 'apps-helper-secret';
+
+/**
+ * Two applications with ZGW JWTs: `alles` (heeftAlleAutorisaties) and `beperkt`, which may only read
+ * zaken of ZAAKTYPE up to `zaakvertrouwelijk`. `headers(clientId)` authenticates a request as one.
+ */
+export function testApps(): { authorization: AuthOptions; headers(clientId: 'alles' | 'beperkt'): Promise<Record<string, string>> } {
+  const applications: Applicatie[] = [
+    { clientIds: ['alles'], label: 'Alles', heeftAlleAutorisaties: true, autorisaties: [] },
+    {
+      clientIds: ['beperkt'],
+      label: 'Beperkt',
+      heeftAlleAutorisaties: false,
+      autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }],
+    },
+  ];
+  const tokens = new Map<string, string>();
+  return {
+    authorization: { clients: { alles: SECRET, beperkt: SECRET }, source: staticAuthorizations(applications) },
+    async headers(clientId) {
+      if (!tokens.has(clientId)) tokens.set(clientId, await signZgwJwt(clientId, SECRET));
+      return { authorization: `Bearer ${tokens.get(clientId)}` };
+    },
+  };
+}
