@@ -108,6 +108,17 @@ const configSchema: JsonSchema = {
           ],
         },
         archive: { type: 'boolean' },
+        expand: { type: 'boolean' },
+        caching: {
+          oneOf: [
+            { type: 'boolean' },
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: { maxEntries: { type: 'integer', minimum: 1 }, vary: { type: 'array', items: { type: 'string', minLength: 1 } } },
+            },
+          ],
+        },
         'registry-sync': {
           oneOf: [
             { type: 'boolean' },

@@ -189,6 +189,8 @@ export interface ApiVersion {
   version: string;
   /** Adjusts this version's OpenAPI document (documents a changed representation, a deprecation). */
   document?: (document: Record<string, unknown>) => void;
+  /** Headers on every response of this version, beside `API-Version` (a deprecation schedule). */
+  headers?: Record<string, string>;
 }
 
 /** What `setup` receives: the ways a plugin extends the registry. Calling them after start throws. */

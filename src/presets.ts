@@ -1,5 +1,6 @@
 import { archive } from '../plugins/archive/index.js';
 import { caching, type CachingOptions } from '../plugins/caching/index.js';
+import { expand } from '../plugins/expand/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
@@ -14,6 +15,7 @@ const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boo
   archive: { create: () => archive(), standard: true },
   'registry-sync': { create: (options) => registrySync(options), standard: true },
   caching: { create: (options) => caching(options as CachingOptions), standard: true },
+  expand: { create: () => expand(), standard: true },
   // Needs the Notificaties API's URL: only when configured.
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
 };

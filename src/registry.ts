@@ -207,9 +207,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     return document;
   };
   operations.push(...openApiOperations(openapi));
-  const served: ServedApiVersion[] = versions.map(({ version }) => {
+  const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
-    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router: buildRouter(operations, host, services, { version, baseUrl: base }) };
+    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers });
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router };
   });
   const mount = (app: Pick<Router, 'use'>) => {
     for (const version of served) app.use(version.basePath, version.router);

@@ -93,6 +93,7 @@ const IF_NONE_MATCH = {
   description:
     'Voer een voorwaardelijk verzoek uit. Deze header moet één of meerdere ETag-waardes bevatten van resources die de consumer gecached heeft. Indien de waarde van de ETag van de huidige resource voorkomt in deze set, dan antwoordt de provider met een lege HTTP 304 request.',
 };
+const API_VERSION_HEADER = { description: 'De volledige versie van de API (semver).', schema: { type: 'string' } };
 const ETAG_HEADER = {
   description: 'De ETag berekend op de response body JSON. Indien twee resources exact dezelfde ETag hebben, dan zijn deze resources identiek aan elkaar.',
   schema: { type: 'string' },
@@ -107,7 +108,10 @@ function openApi(operations: readonly Operation[]): OpenApiFragment {
       parameters: [IF_NONE_MATCH],
       responses: {
         [String(operation.openapi.successStatus)]: { headers: { ETag: ETAG_HEADER } },
-        '304': { description: 'Not modified: de ETag in If-None-Match is die van de huidige representatie.', headers: { ETag: ETAG_HEADER } },
+        '304': {
+          description: 'Not modified: de ETag in If-None-Match is die van de huidige representatie.',
+          headers: { ETag: ETAG_HEADER, 'API-Version': API_VERSION_HEADER },
+        },
       },
     };
     paths[operation.path] = { get: declared, ...(operation.openapi.head !== false ? { head: declared } : {}) };

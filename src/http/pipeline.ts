@@ -80,6 +80,8 @@ function checkScopes(operation: Operation, ctx: RequestContext): void {
 export interface ServedVersion {
   version: string;
   baseUrl?: string;
+  /** Sent on every response of this version. */
+  headers?: Record<string, string>;
 }
 
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */

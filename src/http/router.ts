@@ -15,7 +15,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
- *  1. apiVersionHeader  `API-Version` on every response
+ *  1. apiVersionHeader  `API-Version` (and the version's own headers) on every response
  *  2. securityHeaders   ADR transport headers
  *  3. jsonBody          JSON bodies only (415 / 400 / 413)
  *  4. one route per path: each method runs its operation through the request lifecycle;
@@ -25,7 +25,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  */
 export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
-  router.use(apiVersionHeader(served.version));
+  router.use(apiVersionHeader(served.version, served.headers));
   router.use(securityHeaders);
   router.use(jsonBody);
 
