@@ -184,8 +184,13 @@ for (const backend of BACKENDS) {
       assert.equal(refused.headers.get('etag'), null);
     });
 
-    it('puts no ETag on lists, and none on errors', async () => {
-      assert.equal((await get('/zaken')).headers.get('etag'), null);
+    it('puts no ETag on lists, and none on errors; HEAD works on lists too', async () => {
+      const list = await get('/zaken');
+      assert.equal(list.headers.get('etag'), null);
+      const head = await get('/zaken', {}, 'HEAD');
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.equal(head.headers.get('content-length'), list.headers.get('content-length'));
       assert.equal((await get(`/zaken/${crypto.randomUUID()}`)).headers.get('etag'), null);
     });
 
