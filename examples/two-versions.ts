@@ -15,10 +15,13 @@ export const V1_SCHEDULE: DeprecationSchedule = {
 
 const DROPPED = 'betalingsindicatieWeergave';
 
-function withoutDropped(zaak: unknown): unknown {
-  if (!zaak || typeof zaak !== 'object') return zaak;
-  const copy = { ...(zaak as Record<string, unknown>) };
+/** A zaak without the field, also the zaken expanded inside it (`_expand.hoofdzaak`, `deelzaken`, ...). */
+function withoutDropped(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDropped);
+  if (!value || typeof value !== 'object') return value;
+  const copy = { ...(value as Record<string, unknown>) };
   delete copy[DROPPED];
+  if (copy._expand) copy._expand = Object.fromEntries(Object.entries(copy._expand as object).map(([key, expanded]) => [key, withoutDropped(expanded)]));
   return copy;
 }
 

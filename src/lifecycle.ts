@@ -5,7 +5,7 @@
  *  1. onRequest     sequential   every request to a registry route, before anything else
  *  2. authenticate  first        the first hook to return a principal wins; none → 401
  *     (core)                     parse and validate the query and body (ajv, from the resource's JSON Schema),
- *                                load the current record for detail operations
+ *                                load what the operation acts on (`ctx.zaak`; for changes also `ctx.current`)
  *  3. authorize     sequential   may throw 403; sees principal, input and current record
  *  4. preHandler    first        the first hook to return a response answers instead of the operation
  *                                (a 304 from a cache); the steps up to serialize are then skipped

@@ -72,7 +72,10 @@ export interface RequestContext {
   /** The validated request body (read-only fields removed). */
   body?: Record<string, unknown>;
   principal?: Principal;
-  /** The current representation, for operations on one existing resource. */
+  /**
+   * The current representation, for changes to one existing resource (from `load` on). Reads render
+   * it in the operation's `execute`, after `preHandler`: a cached answer then costs no rendering.
+   */
   current?: Record<string, unknown>;
   /**
    * The zaak the request acts on: the zaak itself, or the zaak of the record (its own fields, without

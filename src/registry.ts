@@ -69,7 +69,7 @@ export interface ServedApiVersion {
 }
 
 export interface Registry {
-  /** The newest version's router. Mount it: `app.use('/zaken/api/v1', registry.router)`. */
+  /** The newest version's router: `app.use('/zaken/api/v1', registry.router)`; `mount(app)` mounts every version. */
   readonly router: Router;
   /** Every version served, oldest first (one unless a plugin such as `versioning` sets more). */
   readonly versions: readonly ServedApiVersion[];
@@ -134,6 +134,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const deliveryHandlers = new Map<string, DeliveryHandler>();
   const outbox = createOutbox(storage.knex, deliveryHandlers, log, options.outbox);
   let versions: ApiVersion[] = [{ version: options.info?.version ?? ZAKEN_API_VERSION }];
+  let versionsSetBy: string | undefined;
   const services: RegistryServices = {
     get apiVersion() {
       return versions[versions.length - 1].version;
@@ -172,7 +173,12 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
         deliveryHandlers.set(kind, handler);
       }),
-      setApiVersions: whileAssembling('setApiVersions', (list) => void (versions = checkedVersions(list))),
+      setApiVersions: whileAssembling('setApiVersions', (list) => {
+        // One owner of the version policy: a second plugin setting versions would silently win.
+        if (versionsSetBy) throw new Error(`plugin "${plugin.name}": the API versions were already set by plugin "${versionsSetBy}"`);
+        versions = checkedVersions(list);
+        versionsSetBy = plugin.name;
+      }),
       addBodyProperty: whileAssembling('addBodyProperty', (operationId, name, schema) => {
         const operation = operations.find((o) => o.id === operationId);
         if (!operation?.requestBody) throw new Error(`plugin "${plugin.name}": no operation "${operationId}" with a request body`);

@@ -173,6 +173,26 @@ for (const backend of BACKENDS) {
       const withDeelzaak = await get(url, { 'if-none-match': hoofdzaakTag });
       assert.equal(withDeelzaak.status, 200);
       assert.deepEqual(withDeelzaak.body.deelzaken, [deelzaak.body.url]);
+
+      // Destroying the deelzaak changes the hoofdzaak again.
+      const tag = withDeelzaak.headers.get('etag')!;
+      assert.equal((await get(url, { 'if-none-match': tag })).status, 304);
+      assert.equal((await api.request(deelzaak.body.url, { method: 'DELETE', headers: await apps.headers('alles') })).status, 204);
+      const without = await get(url, { 'if-none-match': tag });
+      assert.equal(without.status, 200);
+      assert.deepEqual(without.body.deelzaken, []);
+    });
+
+    it('a record moved to another zaak is a new representation', async () => {
+      const url = family.zaakobject.url;
+      const etag = (await get(url)).headers.get('etag')!;
+      assert.equal((await get(url, { 'if-none-match': etag })).status, 304);
+      const other = (await post('/zaken', zaakInput())).body;
+      const moved = await api.request(url, { method: 'PATCH', json: { zaak: other.url }, headers: await apps.headers('alles') });
+      assert.equal(moved.status, 200, moved.text);
+      const after = await get(url, { 'if-none-match': etag });
+      assert.equal(after.status, 200);
+      assert.equal(after.body.zaak, other.url);
     });
 
     it('never answers 304 to a client that may not read the zaak', async () => {

@@ -12,8 +12,9 @@ export interface CachingOptions {
 const REVISIONS = 'caching_zaak_revision';
 
 /**
- * One counter per zaak, raised in the transaction of every change to the zaak or any of its records:
- * a remembered ETag is only reused while the counter it was computed at is current.
+ * One revision per zaak, renewed in the transaction of every change to the zaak or any of its records:
+ * a remembered ETag is only reused while the revision it was computed at is current. Revisions come
+ * from one sequence, so no two zaken (a record moved between them) or lives of a zaak share one.
  */
 const revisionMigration: Migration = {
   name: 'caching/001_zaak_revision',
@@ -22,9 +23,11 @@ const revisionMigration: Migration = {
       t.uuid('zaak_uuid').primary();
       t.bigInteger('revision').notNullable();
     });
+    await knex.raw(`create sequence ${REVISIONS}_seq`);
   },
   async down(knex) {
     await knex.schema.dropTable(REVISIONS);
+    await knex.raw(`drop sequence ${REVISIONS}_seq`);
   },
 };
 
@@ -62,8 +65,15 @@ function touchedZaken(change: ResourceChange): string[] {
 }
 
 /** Least recently used first, by Map insertion order. */
+interface Remembered {
+  /** The zaak whose revision it was computed at (a record can move to another zaak). */
+  zaak: string;
+  revision: number;
+  etag: string;
+}
+
 class EtagCache {
-  private readonly entries = new Map<string, { revision: number; etag: string }>();
+  private readonly entries = new Map<string, Remembered>();
   constructor(private readonly max: number) {}
   get(key: string) {
     const entry = this.entries.get(key);
@@ -73,7 +83,7 @@ class EtagCache {
     }
     return entry;
   }
-  set(key: string, entry: { revision: number; etag: string }) {
+  set(key: string, entry: Remembered) {
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
@@ -127,8 +137,8 @@ function openApi(operations: readonly Operation[]): OpenApiFragment {
 export function caching(options: CachingOptions = {}): Plugin {
   const cache = new EtagCache(options.maxEntries ?? 50_000);
   const vary = (options.vary ?? ['Accept-Crs']).map((name) => name.toLowerCase());
-  /** The revision read for a request, when its answer may be remembered. */
-  const revisions = new WeakMap<RequestContext, number>();
+  /** The zaak and revision read for a request, when its answer may be remembered. */
+  const revisions = new WeakMap<RequestContext, { zaak: string; revision: number }>();
   // Per client: a plugin may render differently for whoever asks.
   const keyOf = (ctx: RequestContext) =>
     [ctx.baseUrl + ctx.req.path, ctx.principal?.clientId ?? '', ...vary.map((name) => ctx.req.get(name) ?? '')].join('\n');
@@ -143,8 +153,8 @@ export function caching(options: CachingOptions = {}): Plugin {
     async resourceChanged(change) {
       const uuids = touchedZaken(change);
       await change.tx.raw(
-        `insert into ${REVISIONS} (zaak_uuid, revision) select u::uuid, 1 from unnest(?::text[]) as u
-         on conflict (zaak_uuid) do update set revision = ${REVISIONS}.revision + 1`,
+        `insert into ${REVISIONS} (zaak_uuid, revision) select u::uuid, nextval('${REVISIONS}_seq') from unnest(?::text[]) as u
+         on conflict (zaak_uuid) do update set revision = excluded.revision`,
         [uuids],
       );
       if (change.resource === 'zaak' && change.action === 'destroy') {
@@ -157,10 +167,11 @@ export function caching(options: CachingOptions = {}): Plugin {
       const header = ctx.req.get('if-none-match');
       // Query parameters (`expand`) make the representation depend on more than this zaak.
       if (!header || !isDetailRead(ctx.operation) || !ctx.zaak || Object.keys(ctx.query).length) return undefined;
-      const revision = await revisionOf(ctx.registry.storage.knex, String(ctx.zaak.uuid));
-      revisions.set(ctx, revision);
+      const zaak = String(ctx.zaak.uuid);
+      const revision = await revisionOf(ctx.registry.storage.knex, zaak);
+      revisions.set(ctx, { zaak, revision });
       const known = cache.get(keyOf(ctx));
-      if (known?.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag } };
+      if (known?.zaak === zaak && known.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag } };
       return undefined;
     },
 
@@ -172,8 +183,8 @@ export function caching(options: CachingOptions = {}): Plugin {
         if (!isDetailRead(ctx.operation) || response.status !== 200 || response.body === undefined) return;
         const payload = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
         const etag = etagOf(payload);
-        const revision = revisions.get(ctx);
-        if (revision !== undefined) cache.set(keyOf(ctx), { revision, etag });
+        const read = revisions.get(ctx);
+        if (read) cache.set(keyOf(ctx), { ...read, etag });
         if (matches(ctx.req.get('if-none-match'), etag)) {
           ctx.response = { status: 304, headers: withoutContentHeaders({ ...response.headers, ETag: etag }) };
           return;

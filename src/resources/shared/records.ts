@@ -376,7 +376,11 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       action: 'retrieve',
       load: async (ctx) => void (await loadCurrent(ctx, { render: false })),
       async execute(ctx) {
-        ctx.current = (await render(ctx.registry.storage.knex, [state.get(ctx)!.row!], ctx.baseUrl))[0];
+        // Read again: what is rendered is never older than what `preHandler` hooks (a cache's revision) saw.
+        const db = ctx.registry.storage.knex;
+        const row = await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined);
+        if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+        ctx.current = (await render(db, [row], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },

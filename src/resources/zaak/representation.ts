@@ -1,6 +1,6 @@
 import { BETALINGSINDICATIE_WEERGAVE } from '../shared/enums.js';
 import { iso } from '../shared/references.js';
-import type { ZaakRelations, ZaakRow } from './repository.js';
+import { noRelations, type ZaakRelations, type ZaakRow } from './repository.js';
 
 /** The Zaak as clients receive it, fields in the order of the standard; nested groups always nested. */
 export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: string): Record<string, unknown> {
@@ -55,15 +55,7 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
   };
 }
 
-const NO_RELATIONS: ZaakRelations = {
-  deelzaken: new Map(),
-  rollen: new Map(),
-  eigenschappen: new Map(),
-  zaakinformatieobjecten: new Map(),
-  zaakobjecten: new Map(),
-  status: new Map(),
-  resultaat: new Map(),
-};
+const NO_RELATIONS = noRelations();
 const DERIVED_LISTS = ['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat'];
 
 /** A zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */

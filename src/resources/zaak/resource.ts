@@ -41,14 +41,11 @@ async function render(db: Knex | Knex.Transaction, rows: ZaakRow[], baseUrl: str
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
-const loadedRows = new WeakMap<RequestContext, ZaakRow>();
-
 /** The zaak's row and `ctx.zaak`: all that authorization needs (and a cached answer, for reads). */
 async function loadZaak(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.registry.storage.knex): Promise<ZaakRow> {
   const row = await findZaakByUuid(db, ctx.params.uuid);
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
-  loadedRows.set(ctx, row);
   return row;
 }
 
@@ -161,25 +158,54 @@ function applyOrdering(query: Knex.QueryBuilder, ordering: string[] | undefined)
   query.orderBy('zaak.id', 'asc');
 }
 
+/** Filters the `zaak_count` table answers besides authorization: it counts per zaaktype and confidentiality. */
+const COUNTED_FILTERS = new Set(['zaaktype', 'zaaktype__in']);
+
+/**
+ * The exact count of a list. Filtered by authorization and zaaktype only: a sum over the counter rows
+ * the triggers keep (`core/004_zaak_count`); otherwise a count over the zaak table alone (no joins),
+ * which the filters' indexes can answer.
+ */
+async function countZaken(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Promise<number> {
+  const db = ctx.registry.storage.knex;
+  const applied = filters.filter((filter) => values[filter.name] !== undefined);
+  if (applied.every((filter) => COUNTED_FILTERS.has(filter.name))) {
+    const counters = db('zaak_count as zaak');
+    applyFilters(counters, applied, values);
+    restrictToAuthorized(counters, ctx.principal);
+    const [{ count }] = await counters.sum({ count: 'n' });
+    return Number(count ?? 0);
+  }
+  const query = db('zaak');
+  applyFilters(query, applied, values);
+  restrictToAuthorized(query, ctx.principal);
+  const [{ count }] = await query.count({ count: '*' });
+  return Number(count);
+}
+
 async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
   const page = pageOf(ctx);
-  const base = selectZaken(db);
-  applyFilters(base, filters, values);
-  restrictToAuthorized(base, ctx.principal);
   let count: number;
   let rows: ZaakRow[];
   if (values.zaakgeometrie) {
-    const ids = await withinFilter(base.clone(), (values.zaakgeometrie as { within: unknown }).within);
+    const base = selectZaken(db);
+    applyFilters(base, filters, values);
+    restrictToAuthorized(base, ctx.principal);
+    const ids = await withinFilter(base, (values.zaakgeometrie as { within: unknown }).within);
     count = ids.length;
     const pageIds = ids.slice(page.offset, page.offset + page.size);
     rows = (await selectZaken(db).whereIn('zaak.id', pageIds).orderBy('zaak.id').select(zaakColumns(db))) as ZaakRow[];
   } else {
-    const [{ count: total }] = await base.clone().count({ count: '*' });
-    count = Number(total);
-    const pageQuery = base.clone().select(zaakColumns(db)).limit(page.size).offset(page.offset);
+    // Late row lookup: the page's ids from the indexes alone, then only those rows (deep pages skip ids, not rows).
+    const pageIds = db('zaak').select('zaak.id');
+    applyFilters(pageIds, filters, values);
+    restrictToAuthorized(pageIds, ctx.principal);
+    applyOrdering(pageIds, values.ordering as string[] | undefined);
+    pageIds.limit(page.size).offset(page.offset);
+    const pageQuery = selectZaken(db).whereIn('zaak.id', pageIds).select(zaakColumns(db));
     applyOrdering(pageQuery, values.ordering as string[] | undefined);
-    rows = (await pageQuery) as ZaakRow[];
+    [count, rows] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakRow[]>]);
   }
   ctx.response.body = paginated(ctx, page, count, await render(db, rows, ctx.baseUrl));
 }
@@ -290,7 +316,10 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       scopes: ['zaken.lezen'],
       load: async (ctx) => void (await loadZaak(ctx)),
       async execute(ctx) {
-        ctx.current = (await render(ctx.registry.storage.knex, [loadedRows.get(ctx)!], ctx.baseUrl))[0];
+        // Read again: what is rendered is never older than what `preHandler` hooks (a cache's revision) saw.
+        const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid);
+        if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+        ctx.current = (await render(ctx.registry.storage.knex, [row], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },

@@ -1,0 +1,298 @@
+/**
+ * The registry against a bare Express + pg baseline, on one seeded database per size.
+ *
+ *   npx tsx bench/api/run.ts [--sizes 10000,1000000] [--duration 5] [--backend postgres|pglite] [--connections 1,16]
+ *
+ * Servers run in child processes; this process drives the load (autocannon) and prints one Markdown
+ * table per size, also written with the machine facts as JSON to bench/results/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import knexFactory, { type Knex } from 'knex';
+import { consoleLogger, createRegistry, openStorage, signZgwJwt, staticCatalog } from '../../src/index.js';
+import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, benchCatalog, statustypeUrl, zaaktypeUrl } from './world.js';
+import { seed, type SeedReport } from './seed.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string' },
+    duration: { type: 'string', default: '5' },
+    backend: { type: 'string', default: 'postgres' },
+    connections: { type: 'string', default: '1,16' },
+    only: { type: 'string' },
+  },
+});
+const backend = values.backend === 'pglite' ? 'pglite' : 'postgres';
+const sizes = (values.sizes ?? (backend === 'pglite' ? '10000' : '10000,1000000')).split(',').map(Number);
+const duration = Number(values.duration);
+const connectionCounts = values.connections!.split(',').map(Number);
+const SERVER = process.env.PG_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const log = (line: string) => console.error(line);
+
+interface Scenario {
+  name: string;
+  /** Which server: the registry, or the bare baseline. */
+  target: 'registry' | 'baseline';
+  /** The baseline scenario it is compared with. */
+  baseline?: string;
+  requests: autocannon.Request[];
+  headers?: Record<string, string>;
+  /** Status class that counts as success (304 scenarios). */
+  expect?: '2xx' | '3xx';
+}
+
+interface Measurement {
+  scenario: string;
+  target: string;
+  connections: number;
+  requestsPerSecond: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  failed: number;
+  baseline?: string;
+}
+
+// ---------------------------------------------------------------------------------------------- data
+
+function databaseUrl(size: number): string {
+  const url = new URL(SERVER);
+  url.pathname = `/zaakregister_bench_${size}`;
+  return url.toString();
+}
+
+/** The storage for a size, seeded once and reused while it holds exactly that many seeded zaken. */
+async function prepare(size: number): Promise<{ database: string; seeded?: SeedReport }> {
+  const database = backend === 'pglite' ? `bench/.data/pglite-${size}` : databaseUrl(size);
+  if (backend === 'postgres') {
+    const admin = knexFactory({ client: 'pg', connection: SERVER, pool: { min: 0, max: 1 } });
+    const name = `zaakregister_bench_${size}`;
+    const exists = (await admin.raw('select 1 from pg_database where datname = ?', [name])).rows.length > 0;
+    if (exists && (await seededCount(database)) === size) {
+      await admin.destroy();
+      return { database };
+    }
+    await admin.raw('drop database if exists ?? with (force)', [name]);
+    await admin.raw('create database ??', [name]);
+    await admin.destroy();
+  }
+  // The registry's own migrations (core and the standard preset's plugins), then the data.
+  const registry = await createRegistry({ storage: database, catalog: staticCatalog(benchCatalog()), logger: consoleLogger('warn') });
+  const knex = registry.services.storage.knex;
+  const existing = await knex.schema.hasTable('bench_seed').then((has) => (has ? knex('bench_seed').first('zaken') : undefined));
+  let seeded: SeedReport | undefined;
+  if (Number(existing?.zaken) !== size) {
+    log(`seeding ${size.toLocaleString('en')} zaken (${backend})`);
+    seeded = await seed(knex, size, log);
+    await knex.schema.createTable('bench_seed', (t) => t.integer('zaken'));
+    await knex('bench_seed').insert({ zaken: size });
+    log(`  ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s: ${seeded.rowsPerSecond.toLocaleString('en')} rows/s`);
+  }
+  await registry.close();
+  return { database, seeded };
+}
+
+/** About 1,000 zaken spread over the table (read before the registry opens a PGlite directory). */
+async function sampleZaken(database: string, size: number): Promise<{ uuid: string; zaaktype: string }[]> {
+  const storage = await openStorage(database);
+  try {
+    const step = Math.max(1, Math.floor(size / 1000));
+    return await storage.knex('zaak').whereRaw('id % ? = 0', [step]).orderBy('id').limit(1000).select('uuid', 'zaaktype');
+  } finally {
+    await storage.close();
+  }
+}
+
+async function seededCount(database: string): Promise<number | undefined> {
+  const knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
+  try {
+    return (await knex.schema.hasTable('bench_seed')) ? Number((await knex('bench_seed').first('zaken'))?.zaken) : undefined;
+  } finally {
+    await knex.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- servers
+
+function start(script: string, database: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, DATABASE: database }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const port = /ready (\d+)/.exec(String(chunk))?.[1];
+      if (port) resolve({ child, base: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+// ---------------------------------------------------------------------------------------------- load
+
+async function measure(base: string, scenario: Scenario, connections: number): Promise<Measurement> {
+  const options = { url: base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
+  await autocannon({ ...options, duration: 1 }); // warm-up: JIT, pools, caches
+  const result = await autocannon({ ...options, duration });
+  const expected = scenario.expect ?? '2xx';
+  const failed = result.errors + result.timeouts + ['1xx', '2xx', '3xx', '4xx', '5xx'].filter((c) => c !== expected).reduce((sum, c) => sum + ((result as any)[c] ?? 0), 0);
+  return {
+    scenario: scenario.name,
+    target: scenario.target,
+    connections,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    failed,
+    baseline: scenario.baseline,
+  };
+}
+
+const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+async function scenarios(sample: { uuid: string; zaaktype: string }[], registryBase: string): Promise<Scenario[]> {
+  const alles = { authorization: `Bearer ${await signZgwJwt('bench-alles', SECRET)}` };
+  const beperkt = { authorization: `Bearer ${await signZgwJwt('bench-beperkt', SECRET)}` };
+  const api = `${registryBase}/zaken/api/v1`;
+  const get = async (path: string, headers: Record<string, string>) => {
+    const response = await fetch(api + path, { headers });
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+    return { body: (await response.json()) as any, etag: response.headers.get('etag') };
+  };
+
+  const etags = await Promise.all(sample.slice(0, 200).map(async (z) => ({ uuid: z.uuid, etag: (await get(`/zaken/${z.uuid}`, alles)).etag! })));
+  const pages = async (headers: Record<string, string>) => {
+    const count = (await get('/zaken', headers)).body.count as number;
+    return { count, last: Math.ceil(count / 100) };
+  };
+  const all = await pages(alles);
+  const limited = await pages(beperkt);
+  const firstPages = (last: number) => Array.from({ length: Math.min(10, last) }, (_, i) => ({ method: 'GET' as const, path: `/zaken/api/v1/zaken?page=${i + 1}` }));
+  const deep = Math.ceil(all.last / 2);
+  const typeNumber = (url: string) => Number(url.slice(-12));
+  const zaakBody = (i: number) => ({ zaaktype: zaaktypeUrl(i % ZAAKTYPEN), bronorganisatie: RSIN, verantwoordelijkeOrganisatie: RSIN, startdatum: '2026-01-01' });
+  return [
+    { name: 'baseline: select one by uuid', target: 'baseline', requests: sample.map((z) => ({ method: 'GET', path: `/zaken/${z.uuid}` })) },
+    { name: 'baseline: page 1-10 + count(*)', target: 'baseline', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1', '') })) },
+    { name: 'baseline: deep page, late row lookup', target: 'baseline', requests: [{ method: 'GET', path: `/zaken-late?page=${deep}` }] },
+    { name: 'baseline: insert one', target: 'baseline', requests: [{ method: 'POST', path: '/zaken', ...json(zaakBody(0)) }] },
+
+    { name: 'GET /zaken pages 1-10 (all zaaktypen)', target: 'registry', baseline: 'baseline: page 1-10 + count(*)', requests: firstPages(all.last), headers: alles },
+    { name: 'GET /zaken pages 1-10 (10 zaaktypen)', target: 'registry', baseline: 'baseline: page 1-10 + count(*)', requests: firstPages(limited.last), headers: beperkt },
+    {
+      name: `GET /zaken?page=${deep} (offset ${((deep - 1) * 100).toLocaleString('en')})`,
+      target: 'registry',
+      baseline: 'baseline: deep page, late row lookup',
+      requests: [{ method: 'GET', path: `/zaken/api/v1/zaken?page=${deep}` }],
+      headers: alles,
+    },
+    {
+      name: 'GET /zaken?zaaktype&archiefstatus (two filters)',
+      target: 'registry',
+      baseline: 'baseline: page 1-10 + count(*)',
+      requests: Array.from({ length: 10 }, (_, k) => ({ method: 'GET', path: `/zaken/api/v1/zaken?zaaktype=${encodeURIComponent(zaaktypeUrl(k * 7))}&archiefstatus=gearchiveerd` })),
+      headers: alles,
+    },
+    {
+      name: 'POST /zaken/_zoek zaaktype__in (10)',
+      target: 'registry',
+      baseline: 'baseline: page 1-10 + count(*)',
+      requests: [{ method: 'POST', path: '/zaken/api/v1/zaken/_zoek', ...json({ zaaktype__in: LIMITED_ZAAKTYPEN }) }],
+      headers: alles,
+    },
+    { name: 'GET /zaken/{uuid}', target: 'registry', baseline: 'baseline: select one by uuid', requests: sample.map((z) => ({ method: 'GET', path: `/zaken/api/v1/zaken/${z.uuid}` })), headers: alles },
+    {
+      name: 'GET /zaken/{uuid} If-None-Match (304)',
+      target: 'registry',
+      baseline: 'baseline: select one by uuid',
+      requests: etags.map((z) => ({ method: 'GET', path: `/zaken/api/v1/zaken/${z.uuid}`, headers: { ...alles, 'if-none-match': z.etag } })),
+      headers: alles,
+      expect: '3xx',
+    },
+    {
+      name: 'POST /zaken',
+      target: 'registry',
+      baseline: 'baseline: insert one',
+      requests: Array.from({ length: 100 }, (_, i) => ({ method: 'POST', path: '/zaken/api/v1/zaken', ...json(zaakBody(i)), headers: { ...alles, 'content-type': 'application/json' } })),
+      headers: alles,
+    },
+    {
+      name: 'POST /statussen',
+      target: 'registry',
+      baseline: 'baseline: insert one',
+      requests: sample.slice(0, 100).map((z, i) => ({
+        method: 'POST',
+        path: '/zaken/api/v1/statussen',
+        ...json({ zaak: `${api}/zaken/${z.uuid}`, statustype: statustypeUrl(typeNumber(z.zaaktype), 1), datumStatusGezet: `2026-01-01T10:00:${String(i % 60).padStart(2, '0')}Z` }),
+        headers: { ...alles, 'content-type': 'application/json' },
+      })),
+      headers: alles,
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------- report
+
+const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+
+function table(measurements: Measurement[]): string {
+  const lines = ['| scenario | conn. | req/s | p50 ms | p90 ms | p99 ms | req/s vs baseline | p50 vs baseline |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const m of measurements) {
+    const base = measurements.find((b) => b.scenario === m.baseline && b.connections === m.connections);
+    const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
+    lines.push(
+      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.p50, base.p50) : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function machine(): Promise<Record<string, unknown>> {
+  const knex: Knex = knexFactory({ client: 'pg', connection: SERVER, pool: { min: 0, max: 1 } });
+  try {
+    const version = backend === 'postgres' ? String((await knex.raw('show server_version')).rows[0].server_version) : 'PGlite';
+    return { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, database: backend === 'postgres' ? `PostgreSQL ${version}` : version };
+  } finally {
+    await knex.destroy();
+  }
+}
+
+const facts = await machine();
+mkdirSync('bench/results', { recursive: true });
+for (const size of sizes) {
+  const { database, seeded } = await prepare(size);
+  const sample = await sampleZaken(database, size);
+  const registry = await start('bench/api/registry-server.ts', database);
+  const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
+  const measurements: Measurement[] = [];
+  try {
+    for (const scenario of await scenarios(sample, registry.base)) {
+      if (values.only && !scenario.name.includes(values.only) && !scenario.name.startsWith('baseline')) continue;
+      const base = scenario.target === 'registry' ? registry.base : baseline?.base;
+      if (!base) continue;
+      for (const connections of connectionCounts) {
+        const m = await measure(base, scenario, connections);
+        log(`  ${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failed ? `, ${m.failed} failed` : ''}`);
+        measurements.push(m);
+      }
+    }
+  } finally {
+    await stop(registry.child);
+    if (baseline) await stop(baseline.child);
+  }
+  const header = `### ${size.toLocaleString('en')} zaken, ${facts.database}, ${facts.cores} cores (${facts.cpu}), Node ${facts.node}, ${duration} s per cell`;
+  const seedLine = seeded ? `\nSeeded ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s (${seeded.rowsPerSecond.toLocaleString('en')} rows/s).\n` : '';
+  const markdown = `${header}\n${seedLine}\n${table(measurements)}\n`;
+  console.log(`\n${markdown}`);
+  const file = `bench/results/api-${backend}-${size}`;
+  writeFileSync(`${file}.md`, markdown);
+  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements }, null, 2));
+}
