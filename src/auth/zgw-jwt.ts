@@ -131,6 +131,9 @@ function refuseQueryToken(ctx: RequestContext): void {
 export function zgwJwt(options: ZgwJwtOptions): Plugin {
   const leeway = options.leewaySeconds ?? 300;
   const maxAge = options.maxAgeSeconds ?? 3600;
+  // Clients send one token for many requests: its signature is checked once per secret, its times every time.
+  const verified = new Map<string, string>();
+  const VERIFIED_MAX = 10_000;
 
   async function authenticate(ctx: RequestContext): Promise<Principal | undefined> {
     const header = ctx.req.headers.authorization;
@@ -145,7 +148,11 @@ export function zgwJwt(options: ZgwJwtOptions): Plugin {
     if (typeof clientId !== 'string' || !clientId) throw refuse('missing-client-identifier', "Het JWT heeft geen claim 'client_id'.");
     const secret = await secretFor(options.clients, clientId);
     if (!secret) throw refuse('invalid-client-identifier', `Client identifier '${clientId}' is hier niet bekend.`);
-    await verifySignature(token, secret);
+    if (verified.get(token) !== secret) {
+      await verifySignature(token, secret);
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(token, secret);
+    }
     checkTimes(claims, leeway, maxAge);
     return principalFor(clientId, claims, await options.authorizations.applicationFor(clientId));
   }

@@ -92,11 +92,13 @@ function isNullableColumn(column: string): boolean {
 async function generateIdentificatie(tx: Knex.Transaction, bronorganisatie: string): Promise<string> {
   const year = new Date().getFullYear();
   for (;;) {
-    const { rows } = await tx.raw<{ rows: { n: number }[] }>("select nextval('zaak_identificatie_seq')::int8 as n");
-    const candidate = `ZAAK-${year}-${String(rows[0].n).padStart(10, '0')}`;
-    // A client may have chosen this value itself; the sequence then simply moves on.
-    const taken = await tx('zaak').where({ bronorganisatie, identificatie: candidate }).first('id');
-    if (!taken) return candidate;
+    // A client may have chosen this value itself; the sequence then simply moves on. One round trip.
+    const { rows } = await tx.raw<{ rows: { candidate: string; taken: boolean }[] }>(
+      `select c.candidate, exists (select 1 from zaak where bronorganisatie = ? and identificatie = c.candidate) as taken
+       from (select 'ZAAK-' || ?::text || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0') as candidate) c`,
+      [bronorganisatie, String(year)],
+    );
+    if (!rows[0].taken) return rows[0].candidate;
   }
 }
 
@@ -135,8 +137,12 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
   }
 }
 
-export async function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, options: { forUpdate?: boolean } = {}): Promise<ZaakRow | undefined> {
-  const query = selectZaken(db).where('zaak.uuid', uuid).first(zaakColumns(db as Knex));
+export async function findZaakByUuid(
+  db: Knex | Knex.Transaction,
+  uuid: string,
+  options: { forUpdate?: boolean; relations?: boolean } = {},
+): Promise<ZaakRow | undefined> {
+  const query = selectZaken(db).where('zaak.uuid', uuid).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
   if (options.forUpdate) query.forUpdate('zaak');
   return (await query) as ZaakRow | undefined;
 }
@@ -184,35 +190,35 @@ export function noRelations(): ZaakRelations {
 }
 
 /** Uuids of a zaak's records as one SQL array, oldest first (an index scan on `(zaak_id, id)`). */
-const uuidsOf = (table: string, owner = 'zaak_id') => `array(select r.uuid::text from ${table} r where r.${owner} = z.id order by r.id)`;
+const uuidsOf = (table: string, owner = 'zaak_id') => `array(select r.uuid::text from ${table} r where r.${owner} = zaak.id order by r.id)`;
+
+/** Per zaak row, what its read-only fields derive from: subselects on the `(zaak_id, …)` indexes. */
+const RELATION_COLUMNS = [
+  `${uuidsOf('zaak', 'hoofdzaak_id')} as rel_deelzaken`,
+  `${uuidsOf('rol')} as rel_rollen`,
+  `${uuidsOf('zaakeigenschap')} as rel_eigenschappen`,
+  `${uuidsOf('zaakinformatieobject')} as rel_zaakinformatieobjecten`,
+  `${uuidsOf('zaakobject')} as rel_zaakobjecten`,
+  '(select s.uuid::text from status s where s.zaak_id = zaak.id order by s.datum_status_gezet desc, s.id desc limit 1) as rel_status',
+  '(select r.uuid::text from resultaat r where r.zaak_id = zaak.id) as rel_resultaat',
+];
 
 /**
- * One query for a whole page, however many zaken: per zaak, subselects on the `(zaak_id, …)` indexes
- * instead of a query per kind of record.
+ * The zaak's columns and its relations, in the same query: rendering a zaak, or a page of them, costs
+ * one round trip. Only the rows the query returns pay for the subselects.
  */
-export async function loadZaakRelations(db: Knex | Knex.Transaction, ids: number[]): Promise<ZaakRelations> {
+export const zaakColumnsWithRelations = (db: Knex) => [...zaakColumns(db), ...RELATION_COLUMNS.map((column) => db.raw(column))];
+
+/** The relations of rows selected with `zaakColumnsWithRelations`. */
+export function relationsOf(rows: ZaakRow[]): ZaakRelations {
   const relations = noRelations();
-  if (!ids.length) return relations;
-  const { rows } = await db.raw<{ rows: Record<string, unknown>[] }>(
-    `select z.id,
-            ${uuidsOf('zaak', 'hoofdzaak_id')} as deelzaken,
-            ${uuidsOf('rol')} as rollen,
-            ${uuidsOf('zaakeigenschap')} as eigenschappen,
-            ${uuidsOf('zaakinformatieobject')} as zaakinformatieobjecten,
-            ${uuidsOf('zaakobject')} as zaakobjecten,
-            (select s.uuid::text from status s where s.zaak_id = z.id order by s.datum_status_gezet desc, s.id desc limit 1) as status,
-            (select r.uuid::text from resultaat r where r.zaak_id = z.id) as resultaat
-     from unnest(?::bigint[]) as z(id)`,
-    [ids],
-  );
   for (const row of rows) {
-    const id = Number(row.id);
     for (const kind of ['deelzaken', 'rollen', 'eigenschappen', 'zaakinformatieobjecten', 'zaakobjecten'] as const) {
-      const uuids = row[kind] as string[];
-      if (uuids.length) relations[kind].set(id, uuids);
+      const uuids = row[`rel_${kind}`] as string[] | undefined;
+      if (uuids?.length) relations[kind].set(row.id, uuids);
     }
-    if (row.status) relations.status.set(id, String(row.status));
-    if (row.resultaat) relations.resultaat.set(id, String(row.resultaat));
+    if (row.rel_status) relations.status.set(row.id, String(row.rel_status));
+    if (row.rel_resultaat) relations.resultaat.set(row.id, String(row.rel_resultaat));
   }
   return relations;
 }

@@ -15,10 +15,10 @@ import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } fr
 import {
   findZaakByUuid,
   insertZaak,
-  loadZaakRelations,
+  relationsOf,
   selectZaken,
   updateZaak,
-  zaakColumns,
+  zaakColumnsWithRelations,
   type ZaakRow,
 } from './repository.js';
 import { zaakSchema } from './schema.js';
@@ -35,15 +35,15 @@ const orderingParameter: QueryParameter = {
   schema: { type: 'array', items: { type: 'string', enum: ORDERING_VALUES } },
 };
 
-/** Renders rows with their derived fields, loading all relations of the page in a fixed number of queries. */
-async function render(db: Knex | Knex.Transaction, rows: ZaakRow[], baseUrl: string): Promise<Record<string, unknown>[]> {
-  const relations = await loadZaakRelations(db, rows.map((r) => r.id));
+/** Renders rows selected with `zaakColumnsWithRelations`: their derived fields came with them. */
+function render(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {
+  const relations = relationsOf(rows);
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
 /** The zaak's row and `ctx.zaak`: all that authorization needs (and a cached answer, for reads). */
-async function loadZaak(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.registry.storage.knex): Promise<ZaakRow> {
-  const row = await findZaakByUuid(db, ctx.params.uuid);
+async function loadZaak(ctx: RequestContext, options: { relations?: boolean } = {}): Promise<ZaakRow> {
+  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, options);
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
   return row;
@@ -51,8 +51,8 @@ async function loadZaak(ctx: RequestContext, db: Knex | Knex.Transaction = ctx.r
 
 /** Changes: also the representation before the change (`ctx.current`). */
 async function loadCurrent(ctx: RequestContext): Promise<ZaakRow> {
-  const row = await loadZaak(ctx);
-  ctx.current = (await render(ctx.registry.storage.knex, [row], ctx.baseUrl))[0];
+  const row = await loadZaak(ctx, { relations: true });
+  ctx.current = render([row], ctx.baseUrl)[0];
   return row;
 }
 
@@ -124,8 +124,8 @@ async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: num
 }
 
 async function writeAndRender(ctx: RequestContext, id: number, status: number, announce: AnnounceChange): Promise<void> {
-  const row = (await selectZaken(ctx.tx!).where('zaak.id', id).first(zaakColumns(ctx.tx as unknown as Knex))) as ZaakRow;
-  ctx.result = (await render(ctx.tx!, [row], ctx.baseUrl))[0];
+  const row = (await selectZaken(ctx.tx!).where('zaak.id', id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
+  ctx.result = render([row], ctx.baseUrl)[0];
   ctx.response.status = status;
   ctx.response.body = ctx.result;
   await recordChange(requestOrigin(ctx), {
@@ -195,7 +195,7 @@ async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Reco
     const ids = await withinFilter(base, (values.zaakgeometrie as { within: unknown }).within);
     count = ids.length;
     const pageIds = ids.slice(page.offset, page.offset + page.size);
-    rows = (await selectZaken(db).whereIn('zaak.id', pageIds).orderBy('zaak.id').select(zaakColumns(db))) as ZaakRow[];
+    rows = (await selectZaken(db).whereIn('zaak.id', pageIds).orderBy('zaak.id').select(zaakColumnsWithRelations(db))) as ZaakRow[];
   } else {
     // Late row lookup: the page's ids from the indexes alone, then only those rows (deep pages skip ids, not rows).
     const pageIds = db('zaak').select('zaak.id');
@@ -203,11 +203,11 @@ async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Reco
     restrictToAuthorized(pageIds, ctx.principal);
     applyOrdering(pageIds, values.ordering as string[] | undefined);
     pageIds.limit(page.size).offset(page.offset);
-    const pageQuery = selectZaken(db).whereIn('zaak.id', pageIds).select(zaakColumns(db));
+    const pageQuery = selectZaken(db).whereIn('zaak.id', pageIds).select(zaakColumnsWithRelations(db));
     applyOrdering(pageQuery, values.ordering as string[] | undefined);
     [count, rows] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakRow[]>]);
   }
-  ctx.response.body = paginated(ctx, page, count, await render(db, rows, ctx.baseUrl));
+  ctx.response.body = paginated(ctx, page, count, render(rows, ctx.baseUrl));
 }
 
 const searchSchema = {
@@ -317,9 +317,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       load: async (ctx) => void (await loadZaak(ctx)),
       async execute(ctx) {
         // Read again: what is rendered is never older than what `preHandler` hooks (a cache's revision) saw.
-        const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid);
+        const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations: true });
         if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-        ctx.current = (await render(ctx.registry.storage.knex, [row], ctx.baseUrl))[0];
+        ctx.current = render([row], ctx.baseUrl)[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },

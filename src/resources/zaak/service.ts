@@ -6,7 +6,7 @@ import { announcement, type ChangeActor } from '../audittrail/record.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
-import { findDeelzaken, findZaakByUuid, loadZaakRelations, selectZaken, toColumns, zaakColumns, type ZaakRow } from './repository.js';
+import { findDeelzaken, findZaakByUuid, relationsOf, selectZaken, toColumns, zaakColumnsWithRelations, type ZaakRow } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
 
 /**
@@ -27,7 +27,7 @@ export interface RecordWriteOptions extends ZaakScope {
 export interface FindZaakOptions {
   /** Hold the zaak's row (`FOR UPDATE`) until the transaction ends; needs `scope.tx`. */
   lock?: boolean;
-  /** Also the fields derived from its records (status, rollen, deelzaken, ...): seven more queries. */
+  /** Also the fields derived from its records (status, rollen, deelzaken, ...), in the same query. */
   relations?: boolean;
 }
 
@@ -81,16 +81,16 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const uuid = uuidOf(scope, zaak);
       if (!uuid) return undefined;
       if (options.lock && !scope.tx) throw new Error('zaken.find: lock needs a transaction');
-      const row = await findZaakByUuid(db(scope), uuid, { forUpdate: options.lock });
+      const row = await findZaakByUuid(db(scope), uuid, { forUpdate: options.lock, relations: options.relations });
       if (!row) return undefined;
       if (!options.relations) return zaakSummary(row, scope.baseUrl);
-      return renderZaak(row, await loadZaakRelations(db(scope), [row.id]), scope.baseUrl);
+      return renderZaak(row, relationsOf([row]), scope.baseUrl);
     },
     async list(scope, zaken) {
       const uuids = [...new Set(zaken.map((z) => uuidOf(scope, z)).filter((u): u is string => !!u))];
       if (!uuids.length) return [];
-      const rows = (await selectZaken(db(scope)).whereIn('zaak.uuid', uuids).select(zaakColumns(db(scope) as Knex))) as ZaakRow[];
-      const relations = await loadZaakRelations(db(scope), rows.map((r) => r.id));
+      const rows = (await selectZaken(db(scope)).whereIn('zaak.uuid', uuids).select(zaakColumnsWithRelations(db(scope) as Knex))) as ZaakRow[];
+      const relations = relationsOf(rows);
       const byUuid = new Map(rows.map((row) => [row.uuid, renderZaak(row, relations, scope.baseUrl)]));
       return uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
     },
