@@ -25,3 +25,16 @@ const dt = profile.timeDeltas; const samples = profile.samples;
 for (let i = 0; i < samples.length; i++) { const n: any = byId.get(samples[i]); const cf = n.callFrame; const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').slice(-2).join('/')}:${cf.lineNumber}`; self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0)); }
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 35)) console.log((100 * v / total).toFixed(1).padStart(5), k);
+// Parents of the hottest native frames.
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const chains = new Map<string, number>();
+for (let i = 0; i < samples.length; i++) {
+  let n: any = byId.get(samples[i]);
+  if (!['writev', 'writeUtf8String', 'writeBuffer'].includes(n.callFrame.functionName)) continue;
+  const chain: string[] = [];
+  for (let k = 0; k < 8 && n; k++) { chain.push(`${n.callFrame.functionName}@${n.callFrame.url.split('/').slice(-1)[0]}:${n.callFrame.lineNumber}`); n = byId.get(parent.get(n.id)!); }
+  const key = chain.join(' < ');
+  chains.set(key, (chains.get(key) ?? 0) + (dt[i] ?? 0));
+}
+for (const [k, v] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, 6)) console.log((100 * v / total).toFixed(1), k);

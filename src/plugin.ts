@@ -82,6 +82,12 @@ export interface RequestContext {
    * the derived lists). Authorization is decided on its zaaktype and vertrouwelijkheidaanduiding.
    */
   zaak?: Record<string, unknown>;
+  /**
+   * The revision of `ctx.zaak`, read in the same statement: it changes in the transaction of every
+   * change to the zaak, its records or its deelzaken (whatever path writes them). For reads, what the
+   * operation renders is read no earlier, so an answer remembered with a revision is that revision's.
+   */
+  zaakRevision?: string;
   /** Writes: the values about to be stored (API field names); `beforeWrite` hooks may derive more. */
   data?: Record<string, unknown>;
   /** Writes: the representation after the write. */

@@ -17,6 +17,8 @@ import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, benchCatalog, statustypeUrl
 import { seed, type SeedReport } from './seed.js';
 
 const { values } = parseArgs({
+  // `npm run bench -- 5000` passes a count meant for the other benchmarks: ignored here.
+  allowPositionals: true,
   options: {
     sizes: { type: 'string' },
     duration: { type: 'string', default: '5' },

@@ -139,7 +139,7 @@ for (const backend of BACKENDS) {
       assert.notEqual(other.etag, after.headers.get('etag'));
     });
 
-    it('answers a repeated conditional GET from the remembered tag, without reading what a full GET renders', async () => {
+    it('answers a repeated conditional GET from the remembered tag: the zaak\'s load and nothing else, no rendering', async () => {
       const url = family.zaak.url;
       const etag = (await get(url)).headers.get('etag')!;
       const full = await queriesDuring(() => get(url));
@@ -147,10 +147,9 @@ for (const backend of BACKENDS) {
       let answer: Awaited<ReturnType<typeof get>> | undefined;
       const conditional = await queriesDuring(async () => (answer = await get(url, { 'if-none-match': etag })));
       assert.equal(answer!.status, 304);
-      // The full GET reads the zaak's records for its derived fields; the 304 only the zaak and its revision.
-      const rendering = (sql: string[]) => sql.filter((q) => q.includes('rel_rollen'));
-      assert.equal(rendering(full).length, 1, full.join('\n'));
-      assert.deepEqual(rendering(conditional), [], conditional.join('\n'));
+      // Only the statement that loads the zaak for authorization, with its revision: no query of its own.
+      assert.equal(conditional.length, 1, conditional.join('\n'));
+      assert.match(conditional[0], /^select "zaak"\.\*/);
       assert.ok(conditional.length <= full.length, `a 304 runs ${conditional.length} queries, a 200 ${full.length}`);
     });
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
-import type { Migration, OpenApiFragment, Operation, Plugin, RequestContext, ResourceChange, ResponseState } from '../../src/plugin-api.js';
+import type { OpenApiFragment, Operation, Plugin, RequestContext, ResponseState } from '../../src/plugin-api.js';
 
 export interface CachingOptions {
   /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
@@ -8,28 +7,6 @@ export interface CachingOptions {
   /** Request headers that change a representation besides its URL (default `Accept-Crs`). */
   vary?: string[];
 }
-
-const REVISIONS = 'caching_zaak_revision';
-
-/**
- * One revision per zaak, renewed in the transaction of every change to the zaak or any of its records:
- * a remembered ETag is only reused while the revision it was computed at is current. Revisions come
- * from one sequence, so no two zaken (a record moved between them) or lives of a zaak share one.
- */
-const revisionMigration: Migration = {
-  name: 'caching/001_zaak_revision',
-  async up(knex) {
-    await knex.schema.createTable(REVISIONS, (t) => {
-      t.uuid('zaak_uuid').primary();
-      t.bigInteger('revision').notNullable();
-    });
-    await knex.raw(`create sequence ${REVISIONS}_seq`);
-  },
-  async down(knex) {
-    await knex.schema.dropTable(REVISIONS);
-    await knex.raw(`drop sequence ${REVISIONS}_seq`);
-  },
-};
 
 /** The entity tags of an `If-None-Match` value; `W/` is ignored, as weak comparison demands (RFC 9110 13.1.2). */
 export function parseIfNoneMatch(header: string): { any: boolean; tags: Set<string> } {
@@ -49,26 +26,11 @@ function matches(header: string | undefined, etag: string): boolean {
 export const etagOf = (payload: string) => `"${createHash('sha256').update(payload).digest('hex').slice(0, 32)}"`;
 
 const isDetailRead = (operation: Operation) => operation.method === 'get' && operation.action === 'retrieve';
-const uuidOfUrl = (url: unknown) => (typeof url === 'string' ? url.slice(url.lastIndexOf('/') + 1) : undefined);
 
-/** The zaken whose representation (or whose records' representations) a change alters. */
-function touchedZaken(change: ResourceChange): string[] {
-  const uuids = new Set([String(change.zaak.uuid)]);
-  // A deelzaak appears in its hoofdzaak's `deelzaken`; a record that moves changes both zaken.
-  const link = change.resource === 'zaak' ? 'hoofdzaak' : 'zaak';
-  for (const state of [change.before, change.after]) {
-    const uuid = uuidOfUrl(state?.[link]);
-    if (uuid) uuids.add(uuid);
-  }
-  // Sorted: two transactions raising the same counters lock them in the same order.
-  return [...uuids].sort();
-}
-
-/** Least recently used first, by Map insertion order. */
 interface Remembered {
   /** The zaak whose revision it was computed at (a record can move to another zaak). */
   zaak: string;
-  revision: number;
+  revision: string;
   etag: string;
 }
 
@@ -88,11 +50,6 @@ class EtagCache {
     this.entries.set(key, entry);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
-}
-
-async function revisionOf(db: Knex, zaakUuid: string): Promise<number> {
-  const row = await db(REVISIONS).where({ zaak_uuid: zaakUuid }).first('revision');
-  return row ? Number(row.revision) : 0;
 }
 
 const IF_NONE_MATCH = {
@@ -131,14 +88,15 @@ function openApi(operations: readonly Operation[]): OpenApiFragment {
 
 /**
  * Strong ETags on every detail read, computed over the JSON the client receives, and `304 Not
- * Modified` for a matching `If-None-Match`. A tag once computed is remembered with the zaak's revision,
- * so a repeated conditional GET is answered from the zaak's row and one counter, without rendering.
+ * Modified` for a matching `If-None-Match`. A tag once computed is remembered with the revision of its
+ * zaak (`ctx.zaakRevision`, kept by the database), so a repeated conditional GET is answered from the
+ * statement that loads the zaak for authorization, without rendering.
  */
 export function caching(options: CachingOptions = {}): Plugin {
   const cache = new EtagCache(options.maxEntries ?? 50_000);
   const vary = (options.vary ?? ['Accept-Crs']).map((name) => name.toLowerCase());
-  /** The zaak and revision read for a request, when its answer may be remembered. */
-  const revisions = new WeakMap<RequestContext, { zaak: string; revision: number }>();
+  /** The zaak and revision of a request whose answer may be remembered. */
+  const revisions = new WeakMap<RequestContext, Omit<Remembered, 'etag'>>();
   // Per client: a plugin may render differently for whoever asks.
   const keyOf = (ctx: RequestContext) =>
     [ctx.baseUrl + ctx.req.path, ctx.principal?.clientId ?? '', ...vary.map((name) => ctx.req.get(name) ?? '')].join('\n');
@@ -146,29 +104,16 @@ export function caching(options: CachingOptions = {}): Plugin {
   return {
     name: 'caching',
     setup(api) {
-      api.addMigrations([revisionMigration]);
       api.addOpenApi(openApi(api.operations()));
     },
 
-    async resourceChanged(change) {
-      const uuids = touchedZaken(change);
-      await change.tx.raw(
-        `insert into ${REVISIONS} (zaak_uuid, revision) select u::uuid, nextval('${REVISIONS}_seq') from unnest(?::text[]) as u
-         on conflict (zaak_uuid) do update set revision = excluded.revision`,
-        [uuids],
-      );
-      if (change.resource === 'zaak' && change.action === 'destroy') {
-        await change.tx(REVISIONS).where({ zaak_uuid: String(change.zaak.uuid) }).delete();
-      }
-    },
-
     // After authorization: a client that may not read the zaak never learns whether a tag matches.
-    async preHandler(ctx): Promise<ResponseState | undefined> {
+    preHandler(ctx): ResponseState | undefined {
       const header = ctx.req.get('if-none-match');
       // Query parameters (`expand`) make the representation depend on more than this zaak.
-      if (!header || !isDetailRead(ctx.operation) || !ctx.zaak || Object.keys(ctx.query).length) return undefined;
+      if (!header || !isDetailRead(ctx.operation) || !ctx.zaak || !ctx.zaakRevision || Object.keys(ctx.query).length) return undefined;
       const zaak = String(ctx.zaak.uuid);
-      const revision = await revisionOf(ctx.registry.storage.knex, zaak);
+      const revision = ctx.zaakRevision;
       revisions.set(ctx, { zaak, revision });
       const known = cache.get(keyOf(ctx));
       if (known?.zaak === zaak && known.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag } };

@@ -9,7 +9,7 @@ import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
 import { zaakSummary } from '../zaak/representation.js';
-import { findZaakByUuid, type ZaakRow } from '../zaak/repository.js';
+import { findZaakByUuid, selectZaken, zaakColumns, type ZaakRow } from '../zaak/repository.js';
 import { restrictToAuthorized, type AccessSubject } from './access.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
 import { iso, localZaakUuid, UUID_PATTERN } from './references.js';
@@ -167,15 +167,20 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     return (await query.first()) as RecordRow | undefined;
   }
 
-  /** Detail operations: the record and its zaak, or 404. */
+  /**
+   * Detail operations: the record and its zaak, or 404. The zaak (and its revision) is read first, the
+   * record after it: what is rendered is never older than the revision a cache remembers it by.
+   */
   async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
     const db = ctx.registry.storage.knex;
-    const row = await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined);
-    if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
-    const zaak = (await findZaakByUuid(db, row.zaak_uuid))!;
+    const owner = db(def.table).where(`${def.table}.uuid`, ctx.params.uuid).select(`${def.table}.zaak_id`);
+    const zaak = (await selectZaken(db).where('zaak.id', owner).first(zaakColumns(db))) as ZaakRow | undefined;
+    const row = zaak && (await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined));
+    if (!zaak || !row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
     // Reads render in `execute`: an answer from a cache (`preHandler`) then costs no rendering.
     if (options.render) ctx.current = (await render(db, [row], ctx.baseUrl))[0];
     ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+    ctx.zaakRevision = String(zaak.revision);
     state.set(ctx, { zaak, row });
     return row;
   }
@@ -376,11 +381,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       action: 'retrieve',
       load: async (ctx) => void (await loadCurrent(ctx, { render: false })),
       async execute(ctx) {
-        // Read again: what is rendered is never older than what `preHandler` hooks (a cache's revision) saw.
-        const db = ctx.registry.storage.knex;
-        const row = await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined);
-        if (!row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
-        ctx.current = (await render(db, [row], ctx.baseUrl))[0];
+        ctx.current = (await render(ctx.registry.storage.knex, [state.get(ctx)!.row!], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },

@@ -41,17 +41,24 @@ function render(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
-/** The zaak's row and `ctx.zaak`: all that authorization needs (and a cached answer, for reads). */
-async function loadZaak(ctx: RequestContext, options: { relations?: boolean } = {}): Promise<ZaakRow> {
-  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, options);
+const loadedRows = new WeakMap<RequestContext, ZaakRow>();
+
+/**
+ * The zaak with its relations and revision, in one statement: `ctx.zaak` for authorization,
+ * `ctx.zaakRevision` for a cache, and the row a read renders (`execute`) after them.
+ */
+async function loadZaak(ctx: RequestContext): Promise<ZaakRow> {
+  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations: true });
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
+  ctx.zaakRevision = String(row.revision);
+  loadedRows.set(ctx, row);
   return row;
 }
 
 /** Changes: also the representation before the change (`ctx.current`). */
 async function loadCurrent(ctx: RequestContext): Promise<ZaakRow> {
-  const row = await loadZaak(ctx, { relations: true });
+  const row = await loadZaak(ctx);
   ctx.current = render([row], ctx.baseUrl)[0];
   return row;
 }
@@ -316,10 +323,8 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       scopes: ['zaken.lezen'],
       load: async (ctx) => void (await loadZaak(ctx)),
       async execute(ctx) {
-        // Read again: what is rendered is never older than what `preHandler` hooks (a cache's revision) saw.
-        const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations: true });
-        if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-        ctx.current = render([row], ctx.baseUrl)[0];
+        // Rendered from the statement that read the revision: an answer remembered with it is its own.
+        ctx.current = render([loadedRows.get(ctx)!], ctx.baseUrl)[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },

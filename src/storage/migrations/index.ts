@@ -3,6 +3,7 @@ import { zaakMigration } from './001-zaak.js';
 import { zaakRecordsMigration } from './002-zaak-records.js';
 import { outboxMigration } from './003-outbox.js';
 import { zaakCountMigration } from './004-zaak-count.js';
+import { zaakRevisionMigration } from './005-zaak-revision.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration];
