@@ -3,11 +3,12 @@ import { BACKENDS } from './helpers/backends.js';
 import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 import { createZaakFamily } from './helpers/zaak-family.js';
 
-/** `zaak.revision` (core/005_zaak_revision): renewed by triggers with every change a zaak's representations show. */
+/** A zaak's revision (core/005_zaak_revision): renewed by triggers with every change a zaak's representations show. */
 for (const backend of BACKENDS) {
   describe(`zaak revision on ${backend.name}`, () => {
     let api: TestServer;
-    const revision = async (uuid: string) => String((await api.registry.services.storage.knex('zaak').where({ uuid }).first('revision')).revision);
+    const revision = async (uuid: string) =>
+      String((await api.registry.services.storage.knex('zaak').join('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').where({ uuid }).first('revision')).revision);
     const request = async (url: string, method: string, json?: unknown) => {
       const response = await api.request(url, { method, json });
       assert.ok(response.status < 300, `${method} ${url}: ${response.text}`);

@@ -149,7 +149,7 @@ for (const backend of BACKENDS) {
       assert.equal(answer!.status, 304);
       // Only the statement that loads the zaak for authorization, with its revision: no query of its own.
       assert.equal(conditional.length, 1, conditional.join('\n'));
-      assert.match(conditional[0], /^select "zaak"\.\*/);
+      assert.match(conditional[0], /"zaak_revision"\."revision"[^]* from "zaak"/);
       assert.ok(conditional.length <= full.length, `a 304 runs ${conditional.length} queries, a 200 ${full.length}`);
     });
 

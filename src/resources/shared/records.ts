@@ -9,7 +9,7 @@ import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
 import { zaakSummary } from '../zaak/representation.js';
-import { findZaakByUuid, selectZaken, zaakColumns, type ZaakRow } from '../zaak/repository.js';
+import { findZaakByUuid, selectZaken, withRevision, zaakColumns, type ZaakRow } from '../zaak/repository.js';
 import { restrictToAuthorized, type AccessSubject } from './access.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from './pagination.js';
 import { iso, localZaakUuid, UUID_PATTERN } from './references.js';
@@ -174,7 +174,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
     const db = ctx.registry.storage.knex;
     const owner = db(def.table).where(`${def.table}.uuid`, ctx.params.uuid).select(`${def.table}.zaak_id`);
-    const zaak = (await selectZaken(db).where('zaak.id', owner).first(zaakColumns(db))) as ZaakRow | undefined;
+    const zaak = (await withRevision(selectZaken(db)).where('zaak.id', owner).first(zaakColumns(db))) as ZaakRow | undefined;
     const row = zaak && (await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined));
     if (!zaak || !row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
     // Reads render in `execute`: an answer from a cache (`preHandler`) then costs no rendering.

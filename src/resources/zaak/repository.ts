@@ -88,20 +88,6 @@ function isNullableColumn(column: string): boolean {
   return NULLABLE_COLUMNS.has(column);
 }
 
-/** `ZAAK-2026-0000000042`: from a database sequence, so concurrent creates (and processes) never collide. */
-async function generateIdentificatie(tx: Knex.Transaction, bronorganisatie: string): Promise<string> {
-  const year = new Date().getFullYear();
-  for (;;) {
-    // A client may have chosen this value itself; the sequence then simply moves on. One round trip.
-    const { rows } = await tx.raw<{ rows: { candidate: string; taken: boolean }[] }>(
-      `select c.candidate, exists (select 1 from zaak where bronorganisatie = ? and identificatie = c.candidate) as taken
-       from (select 'ZAAK-' || ?::text || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0') as candidate) c`,
-      [bronorganisatie, String(year)],
-    );
-    if (!rows[0].taken) return rows[0].candidate;
-  }
-}
-
 function uniqueIdentificatie(error: unknown): ProblemError | undefined {
   const e = error as { code?: string; constraint?: string };
   if (e.code === PG_UNIQUE_VIOLATION && e.constraint === 'zaak_bronorganisatie_identificatie_unique') {
@@ -116,12 +102,22 @@ export function selectZaken(db: Knex | Knex.Transaction): Knex.QueryBuilder {
   return db('zaak').leftJoin('zaak as hoofdzaak', 'hoofdzaak.id', 'zaak.hoofdzaak_id');
 }
 
-export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>): Promise<number> {
+/** Adds the zaak's revision (`core/005_zaak_revision`) to a `selectZaken` query, read in the same statement. */
+export function withRevision(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select({ revision: 'zaak_revision.revision' });
+}
+
+/**
+ * Inserts a zaak and answers its row as stored (a new zaak has no records to derive fields from).
+ * Without an identificatie, the database generates one (`ZAAK-2026-0000000042`, from a sequence: unique
+ * across processes) in the same statement.
+ */
+export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>, hoofdzaakUuid: string | null = null): Promise<ZaakRow> {
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
-  if (!row.identificatie) row.identificatie = await generateIdentificatie(tx, String(row.bronorganisatie));
+  if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
-    const [inserted] = await tx('zaak').insert(row).returning('id');
-    return inserted.id as number;
+    const [inserted] = await tx('zaak').insert(row).returning('*');
+    return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
   }
@@ -142,7 +138,7 @@ export async function findZaakByUuid(
   uuid: string,
   options: { forUpdate?: boolean; relations?: boolean } = {},
 ): Promise<ZaakRow | undefined> {
-  const query = selectZaken(db).where('zaak.uuid', uuid).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
+  const query = withRevision(selectZaken(db)).where('zaak.uuid', uuid).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
   if (options.forUpdate) query.forUpdate('zaak');
   return (await query) as ZaakRow | undefined;
 }

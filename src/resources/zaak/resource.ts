@@ -130,8 +130,9 @@ async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: num
   return { hoofdzaakId: resolved.id };
 }
 
-async function writeAndRender(ctx: RequestContext, id: number, status: number, announce: AnnounceChange): Promise<void> {
-  const row = (await selectZaken(ctx.tx!).where('zaak.id', id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
+/** The answer and audit row of a write, from the zaak's row as written (with its relations, when it has any). */
+async function written(ctx: RequestContext, row: ZaakRow, status: number, announce: AnnounceChange): Promise<void> {
+  const id = row.id;
   ctx.result = render([row], ctx.baseUrl)[0];
   ctx.response.status = status;
   ctx.response.body = ctx.result;
@@ -267,8 +268,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       load: (ctx) => loadSubject(ctx, true),
       prepare: (ctx) => prepareData(ctx, true),
       async execute(ctx) {
-        const id = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-        await writeAndRender(ctx, id, 201, announce);
+        const hoofdzaak = ctx.data!.hoofdzaak ? localZaakUuid(ctx.baseUrl, String(ctx.data!.hoofdzaak)) : null;
+        const row = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) }, hoofdzaak ?? null);
+        await written(ctx, row, 201, announce);
         ctx.response.headers.location = String(ctx.result!.url);
       },
       openapi: {
@@ -351,7 +353,8 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
           const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
           if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
           await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-          await writeAndRender(ctx, row.id, 200, announce);
+          const updated = (await selectZaken(ctx.tx!).where('zaak.id', row.id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
+          await written(ctx, updated, 200, announce);
         },
         openapi: {
           summary: action === 'update' ? 'Werk een ZAAK in zijn geheel bij.' : 'Werk een ZAAK deels bij.',

@@ -4,6 +4,7 @@ import { zaakRecordsMigration } from './002-zaak-records.js';
 import { outboxMigration } from './003-outbox.js';
 import { zaakCountMigration } from './004-zaak-count.js';
 import { zaakRevisionMigration } from './005-zaak-revision.js';
+import { zaakIdentificatieMigration } from './006-zaak-identificatie.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration];
