@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { readdirSync, readFileSync } from 'node:fs';
 import { signZgwJwt, openStorage } from '../src/index.js';
-const db = 'postgres://postgres@127.0.0.1:5432/zaakregister_bench_10000';
+const db = 'postgres://postgres@127.0.0.1:5432/zaakregister_bench_1000000';
 const scenario = process.argv[2] ?? 'get';
 const storage = await openStorage(db);
 const sample = await storage.knex('zaak').orderBy('id').limit(500).select('uuid', 'zaaktype');
@@ -38,3 +38,19 @@ for (let i = 0; i < samples.length; i++) {
   chains.set(key, (chains.get(key) ?? 0) + (dt[i] ?? 0));
 }
 for (const [k, v] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, 6)) console.log((100 * v / total).toFixed(1), k);
+// Inclusive time of our own frames.
+const inclusive = new Map<string, number>();
+for (let i = 0; i < samples.length; i++) {
+  let n: any = byId.get(samples[i]);
+  const seen = new Set<string>();
+  while (n) {
+    const cf = n.callFrame;
+    if (/\/(src|plugins)\/|knex\/lib|pg\/lib|express|router\/|jose/.test(cf.url)) {
+      const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').slice(-2).join('/')}:${cf.lineNumber}`;
+      if (!seen.has(key)) { seen.add(key); inclusive.set(key, (inclusive.get(key) ?? 0) + (dt[i] ?? 0)); }
+    }
+    n = byId.get(parent.get(n.id)!);
+  }
+}
+console.log('--- inclusive');
+for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log((100 * v / total).toFixed(1).padStart(5), k);

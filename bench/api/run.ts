@@ -108,6 +108,20 @@ async function sampleZaken(database: string, size: number): Promise<{ uuid: stri
   }
 }
 
+/** Back to the seeded state: what earlier runs created (zaken, statussen, audit rows) goes. */
+async function reset(database: string): Promise<void> {
+  const storage = await openStorage(database);
+  try {
+    const knex = storage.knex;
+    await knex('zaak').whereNot('identificatie', 'like', 'BENCH-%').delete();
+    await knex('status').where('datum_status_gezet', '>=', '2026-01-01').delete();
+    await knex('audittrail').delete();
+    await knex.raw('vacuum analyze');
+  } finally {
+    await storage.close();
+  }
+}
+
 async function seededCount(database: string): Promise<number | undefined> {
   const knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
   try {
@@ -139,10 +153,19 @@ const stop = (child: ChildProcess) =>
 
 // ---------------------------------------------------------------------------------------------- load
 
+/** Each connection starts its own stretch of the request list: clients never walk one zaak in lockstep. */
+function staggered(requests: autocannon.Request[], connections: number) {
+  let next = 0;
+  return (client: autocannon.Client) => {
+    const shift = Math.floor((next++ * requests.length) / connections) % requests.length;
+    (client as unknown as { setRequests(r: autocannon.Request[]): void }).setRequests([...requests.slice(shift), ...requests.slice(0, shift)]);
+  };
+}
+
 async function measure(base: string, scenario: Scenario, connections: number): Promise<Measurement> {
   const options = { url: base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
-  await autocannon({ ...options, duration: 1 }); // warm-up: JIT, pools, caches
-  const result = await autocannon({ ...options, duration });
+  await autocannon({ ...options, duration: 1, setupClient: staggered(scenario.requests, connections) }); // warm-up: JIT, pools, caches
+  const result = await autocannon({ ...options, duration, setupClient: staggered(scenario.requests, connections) });
   const expected = scenario.expect ?? '2xx';
   const failed = result.errors + result.timeouts + ['1xx', '2xx', '3xx', '4xx', '5xx'].filter((c) => c !== expected).reduce((sum, c) => sum + ((result as any)[c] ?? 0), 0);
   return {
@@ -271,6 +294,7 @@ const facts = await machine();
 mkdirSync('bench/results', { recursive: true });
 for (const size of sizes) {
   const { database, seeded } = await prepare(size);
+  await reset(database);
   const sample = await sampleZaken(database, size);
   const registry = await start('bench/api/registry-server.ts', database);
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
