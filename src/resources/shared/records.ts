@@ -164,6 +164,8 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     const query = select(db).where(`${def.table}.uuid`, uuid);
     if (zaakUuid) query.where('zaak.uuid', zaakUuid);
     if (forUpdate) query.forUpdate(def.table);
+    // Planned once per connection: one name per fixed SQL text (see findZaakByUuid).
+    query.options({ name: `${def.table}_by_uuid${zaakUuid ? '_of_zaak' : ''}${forUpdate ? '_locked' : ''}` });
     return (await query.first()) as RecordRow | undefined;
   }
 
@@ -174,7 +176,10 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
     const db = ctx.registry.storage.knex;
     const owner = db(def.table).where(`${def.table}.uuid`, ctx.params.uuid).select(`${def.table}.zaak_id`);
-    const zaak = (await withRevision(selectZaken(db)).where('zaak.id', owner).first(zaakColumns(db))) as ZaakRow | undefined;
+    const zaak = (await withRevision(selectZaken(db))
+      .where('zaak.id', owner)
+      .first(zaakColumns(db))
+      .options({ name: `${def.table}_zaak_by_uuid` })) as ZaakRow | undefined;
     const row = zaak && (await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined));
     if (!zaak || !row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
     // Reads render in `execute`: an answer from a cache (`preHandler`) then costs no rendering.
