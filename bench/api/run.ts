@@ -7,7 +7,8 @@
  * table per size, also written with the machine facts as JSON to bench/results/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -15,6 +16,7 @@ import knexFactory, { type Knex } from 'knex';
 import { consoleLogger, createRegistry, openStorage, signZgwJwt, staticCatalog } from '../../src/index.js';
 import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, benchCatalog, statustypeUrl, zaaktypeUrl } from './world.js';
 import { seed, type SeedReport } from './seed.js';
+import { coreMigrations } from '../../src/storage/migrations/index.js';
 
 const { values } = parseArgs({
   // `npm run bench -- 5000` passes a count meant for the other benchmarks: ignored here.
@@ -31,7 +33,7 @@ const backend = values.backend === 'pglite' ? 'pglite' : 'postgres';
 const sizes = (values.sizes ?? (backend === 'pglite' ? '10000' : '10000,1000000')).split(',').map(Number);
 const duration = Number(values.duration);
 const connectionCounts = values.connections!.split(',').map(Number);
-const SERVER = process.env.PG_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SERVER = process.env.PG_BENCH_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const log = (line: string) => console.error(line);
 
 interface Scenario {
@@ -66,31 +68,38 @@ function databaseUrl(size: number): string {
   return url.toString();
 }
 
-/** The storage for a size, seeded once and reused while it holds exactly that many seeded zaken. */
+/** What a seeded database was made with: the size and the core's migrations as they are now. */
+const SEED_MARK = (size: number) =>
+  `${size}:${createHash('sha1').update(coreMigrations.map((m) => m.name + m.up.toString()).join('\n')).digest('hex').slice(0, 16)}`;
+
+/** The storage for a size, seeded once and reused while it was seeded with this size and schema. */
 async function prepare(size: number): Promise<{ database: string; seeded?: SeedReport }> {
   const database = backend === 'pglite' ? `bench/.data/pglite-${size}` : databaseUrl(size);
   if (backend === 'postgres') {
     const admin = knexFactory({ client: 'pg', connection: SERVER, pool: { min: 0, max: 1 } });
     const name = `zaakregister_bench_${size}`;
     const exists = (await admin.raw('select 1 from pg_database where datname = ?', [name])).rows.length > 0;
-    if (exists && (await seededCount(database)) === size) {
+    if (exists && (await seedMark(database)) === SEED_MARK(size)) {
       await admin.destroy();
       return { database };
     }
     await admin.raw('drop database if exists ?? with (force)', [name]);
     await admin.raw('create database ??', [name]);
     await admin.destroy();
+  } else if ((await seedMark(database)) !== SEED_MARK(size)) {
+    // A directory from an interrupted seed, or from another schema: start over.
+    rmSync(database, { recursive: true, force: true });
   }
   // The registry's own migrations (core and the standard preset's plugins), then the data.
   const registry = await createRegistry({ storage: database, catalog: staticCatalog(benchCatalog()), logger: consoleLogger('warn') });
   const knex = registry.services.storage.knex;
-  const existing = await knex.schema.hasTable('bench_seed').then((has) => (has ? knex('bench_seed').first('zaken') : undefined));
+  const existing = await knex.schema.hasTable('bench_seed').then((has) => (has ? knex('bench_seed').first('mark') : undefined));
   let seeded: SeedReport | undefined;
-  if (Number(existing?.zaken) !== size) {
+  if (existing?.mark !== SEED_MARK(size)) {
     log(`seeding ${size.toLocaleString('en')} zaken (${backend})`);
     seeded = await seed(knex, size, log);
-    await knex.schema.createTable('bench_seed', (t) => t.integer('zaken'));
-    await knex('bench_seed').insert({ zaken: size });
+    await knex.schema.createTable('bench_seed', (t) => t.string('mark'));
+    await knex('bench_seed').insert({ mark: SEED_MARK(size) });
     log(`  ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s: ${seeded.rowsPerSecond.toLocaleString('en')} rows/s`);
   }
   await registry.close();
@@ -122,12 +131,15 @@ async function reset(database: string): Promise<void> {
   }
 }
 
-async function seededCount(database: string): Promise<number | undefined> {
-  const knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
+async function seedMark(database: string): Promise<string | undefined> {
+  if (backend === 'pglite' && !existsSync(database)) return undefined;
+  const storage = await openStorage(database);
   try {
-    return (await knex.schema.hasTable('bench_seed')) ? Number((await knex('bench_seed').first('zaken'))?.zaken) : undefined;
+    return (await storage.knex.schema.hasTable('bench_seed')) ? String((await storage.knex('bench_seed').first('mark'))?.mark) : undefined;
+  } catch {
+    return undefined;
   } finally {
-    await knex.destroy();
+    await storage.close();
   }
 }
 

@@ -35,7 +35,16 @@ export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
   const knex = knexFactory({
     client: 'pg',
     connection: { user: 'postgres', database: 'postgres', stream: () => wireProtocolStream(db), types: registryTypes } as never,
-    pool: { min: 0, max: 1 },
+    // One session, kept open: PGlite keeps its prepared statements across a reconnect that the pg client
+    // would not know of, so a new connection also starts by dropping them.
+    pool: {
+      min: 1,
+      max: 1,
+      idleTimeoutMillis: Number.MAX_SAFE_INTEGER,
+      afterCreate(connection: { query(sql: string, done: (error?: Error) => void): void }, done: (error?: Error, connection?: unknown) => void) {
+        connection.query('deallocate all', (error) => done(error, connection));
+      },
+    },
   });
   return knexStorage({
     kind: 'pglite',

@@ -176,16 +176,21 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
     const db = ctx.registry.storage.knex;
     const owner = db(def.table).where(`${def.table}.uuid`, ctx.params.uuid).select(`${def.table}.zaak_id`);
-    const zaak = (await withRevision(selectZaken(db))
-      .where('zaak.id', owner)
-      .first(zaakColumns(db))
-      .options({ name: `${def.table}_zaak_by_uuid` })) as ZaakRow | undefined;
-    const row = zaak && (await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined));
-    if (!zaak || !row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+    let zaak: ZaakRow | undefined;
+    let row: RecordRow | undefined;
+    // A record moved to another zaak between the two reads is read again: the pair must belong together.
+    for (let attempt = 0; attempt < 3 && (!row || row.zaak_id !== zaak!.id); attempt++) {
+      zaak = (await withRevision(selectZaken(db)).where('zaak.id', owner).first(zaakColumns(db)).options({ name: `${def.table}_zaak_by_uuid` })) as
+        | ZaakRow
+        | undefined;
+      row = zaak && (await findRow(db, ctx.params.uuid, nested ? ctx.params.zaak_uuid : undefined));
+      if (!zaak || !row) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+    }
+    if (!zaak || !row || row.zaak_id !== zaak.id) throw new ProblemError('conflict', { detail: `${def.label} verhuisde tijdens het lezen; probeer het opnieuw.` });
     // Reads render in `execute`: an answer from a cache (`preHandler`) then costs no rendering.
     if (options.render) ctx.current = (await render(db, [row], ctx.baseUrl))[0];
     ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
-    ctx.zaakRevision = String(zaak.revision);
+    ctx.zaakRevision = zaak.revision == null ? undefined : String(zaak.revision);
     state.set(ctx, { zaak, row });
     return row;
   }

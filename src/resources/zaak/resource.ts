@@ -52,7 +52,7 @@ async function loadZaak(ctx: RequestContext): Promise<ZaakRow> {
   const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations: true });
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
-  ctx.zaakRevision = String(row.revision);
+  ctx.zaakRevision = row.revision == null ? undefined : String(row.revision);
   loadedRows.set(ctx, row);
   return row;
 }
@@ -222,8 +222,8 @@ async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Reco
     const pageQuery = selectZaken(db).whereIn('zaak.id', pageIds).select(zaakColumnsWithRelations(db));
     applyOrdering(pageQuery, values.ordering as string[] | undefined);
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
-    // planned once per connection. Filtered lists are not, so clients cannot pile up statements.
-    if (filters.every((filter) => values[filter.name] === undefined)) named(pageQuery, 'zaak_page');
+    // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
+    if (values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined)) named(pageQuery, 'zaak_page');
     [count, rows] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakRow[]>]);
   }
   ctx.response.body = paginated(ctx, page, count, render(rows, ctx.baseUrl));

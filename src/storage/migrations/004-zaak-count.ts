@@ -34,6 +34,7 @@ export const zaakCountMigration: Migration = {
       )`);
     for (const [event, { referencing, changes }] of Object.entries(CHANGES)) {
       // One upsert per statement, of the net change per key: an update that moves nothing writes nothing.
+      // Keys in one order, so two writers never lock the same counter rows the other way round.
       await knex.raw(`
         create function zaak_count_${event}() returns trigger language plpgsql as $$
         begin
@@ -42,14 +43,24 @@ export const zaakCountMigration: Migration = {
           from (${changes}) as changes
           group by zaaktype, vertrouwelijkheid_rank
           having sum(delta) <> 0
+          order by zaaktype, vertrouwelijkheid_rank
           on conflict (zaaktype, vertrouwelijkheid_rank, stripe) do update set n = zaak_count.n + excluded.n;
           return null;
         end $$`);
       await knex.raw(`create trigger zaak_count_${event} after ${event} on zaak referencing ${referencing} for each statement execute function zaak_count_${event}()`);
     }
+    await knex.raw(`
+      create function zaak_count_truncate() returns trigger language plpgsql as $$
+      begin
+        delete from zaak_count;
+        return null;
+      end $$`);
+    await knex.raw('create trigger zaak_count_truncate after truncate on zaak for each statement execute function zaak_count_truncate()');
     await knex.raw('insert into zaak_count select zaaktype, vertrouwelijkheid_rank, 0, count(*) from zaak group by 1, 2');
   },
   async down(knex: Knex) {
+    await knex.raw('drop trigger zaak_count_truncate on zaak');
+    await knex.raw('drop function zaak_count_truncate()');
     for (const event of Object.keys(CHANGES)) {
       await knex.raw(`drop trigger zaak_count_${event} on zaak`);
       await knex.raw(`drop function zaak_count_${event}()`);

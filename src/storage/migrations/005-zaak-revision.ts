@@ -62,6 +62,16 @@ export const zaakRevisionMigration: Migration = {
         );
       }
     }
+    // A record table emptied at once (TRUNCATE has no transition table): every revision is renewed.
+    await knex.raw(`
+      create function zaak_revision_of_truncate() returns trigger language plpgsql as $$
+      begin
+        update zaak_revision set revision = nextval('zaak_revision_seq');
+        return null;
+      end $$`);
+    for (const table of ZAAK_RECORD_TABLES) {
+      await knex.raw(`create trigger ${table}_zaak_revision_truncate after truncate on ${table} for each statement execute function zaak_revision_of_truncate()`);
+    }
     // The zaak itself: a new zaak gets its row, a changed one a new revision, and a deelzaak that
     // comes, goes or moves changes its hoofdzaak's `deelzaken`.
     await knex.raw(`
@@ -90,6 +100,8 @@ export const zaakRevisionMigration: Migration = {
       await knex.raw(`drop trigger zaak_revision_${event} on zaak`);
       for (const table of ZAAK_RECORD_TABLES) await knex.raw(`drop trigger ${table}_zaak_revision_${event} on ${table}`);
     }
+    for (const table of ZAAK_RECORD_TABLES) await knex.raw(`drop trigger ${table}_zaak_revision_truncate on ${table}`);
+    await knex.raw('drop function zaak_revision_of_truncate()');
     await knex.raw('drop function zaak_revision_of_zaken()');
     await knex.raw('drop function zaak_revision_of_records()');
     await knex.raw('drop function zaak_revision_renew(bigint[])');
