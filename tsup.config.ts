@@ -11,6 +11,8 @@ export default defineConfig([
     clean: true,
     shims: true,
     target: 'node20',
+    // jsts ships only ES modules with default exports that a CommonJS build cannot import as such: bundle the few modules used.
+    noExternal: [/^jsts\//],
     // The CRS library loads the RDNAPTRANS2018 grids from beside the bundle.
     onSuccess: async () => cpSync('plugins/geo-crs/transform/grids', 'dist/grids', { recursive: true }),
   },

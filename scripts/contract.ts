@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-export const CONTRACT_PATH = fileURLToPath(new URL('../../shared/reference/zaken-api-1.5.1.openapi.yaml', import.meta.url));
+export const CONTRACT_PATH = fileURLToPath(new URL('../reference/zaken-api-1.5.1.openapi.yaml', import.meta.url));
 
 /** The Zaken API 1.5.1 contract, parsed. */
 export function loadContract(file = CONTRACT_PATH): any {

@@ -4,9 +4,9 @@
  * plugins/geo-crs/transform (see gridFormat.ts). The outputs are committed, so
  * this only needs re-running when NSGI publishes new grids.
  *
- *   npx tsx scripts/convert-rdnaptrans-grids.ts [sourceDir]
+ *   npx tsx scripts/convert-rdnaptrans-grids.ts <sourceDir>
  *
- * sourceDir defaults to ../shared/data/rdnaptrans2018 beside the checkout.
+ * sourceDir holds nl_nsgi_rdcorr2018.tif and nl_nsgi_nlgeo2018.tif (PROJ-data, https://cdn.proj.org/).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,8 @@ import { fromFile } from 'geotiff';
 import { decodeGrid, encodeGrid, type GridHeader, type GridLevelHeader } from '../plugins/geo-crs/transform/gridFormat.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const sourceDir = path.resolve(process.argv[2] ?? path.join(repoRoot, '../shared/data/rdnaptrans2018'));
+if (!process.argv[2]) throw new Error('usage: npx tsx scripts/convert-rdnaptrans-grids.ts <directory with nl_nsgi_rdcorr2018.tif and nl_nsgi_nlgeo2018.tif>');
+const sourceDir = path.resolve(process.argv[2]);
 const outDir = path.join(repoRoot, 'plugins/geo-crs/transform/grids');
 
 const PIXEL_IS_POINT = 2;

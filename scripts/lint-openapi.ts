@@ -6,9 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { consoleLogger, createRegistry } from '../src/index.js';
 
-const RULESET = path.resolve(process.env.ADR_RULESET ?? '../shared/reference/adr-2.2-spectral-ruleset.yaml');
+const RULESET = process.env.ADR_RULESET ?? fileURLToPath(new URL('../reference/adr-2.2-spectral-ruleset.yaml', import.meta.url));
 
 interface SpectralResult {
   code: string;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { autorisatiesApi } from './auth/autorisaties-api.js';
 import type { AuthOptions } from './auth/index.js';
@@ -7,7 +7,9 @@ import { staticAuthorizations } from './auth/static-source.js';
 import type { AuthorizationSource } from './auth/types.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import { staticCatalog } from './catalog/static-catalog.js';
-import { DEFAULT_DATABASE, DEFAULT_PORT, loadConfig, type CliConfig } from './config.js';
+import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
+import { databaseProblem } from './storage/describe-error.js';
+import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
@@ -15,64 +17,92 @@ import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
 
-const USAGE = `Usage: zaakregister <command> [options]
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const COMMON_OPTIONS = `  --config <file.json>                  configuration file (JSON Schema: config.schema.json; see README)
+  --database <dir|memory|postgres-url>  database (env DATABASE_URL; default ./${DEFAULT_DATABASE})
+  --log-level <level>                   debug, info, warn, error or silent (debug also prints stack traces)
+  -h, --help                            this help`;
+
+const HELP: Record<string, string> = {
+  '': `Usage: zaakregister <command> [options]
 
 Commands:
   serve          serve the Zaken API (default: http://localhost:${DEFAULT_PORT}/zaken/api/v1)
   migrate        apply the database migrations and exit
-  check-config   check a configuration file and exit
-  outbox list    list deliveries to other registries that wait or failed (--status, --kind, --limit, --json)
-  outbox retry   retry failed deliveries: all, those of --kind, or the ids given (outbox retry 12 13)
+  check-config   check a configuration exactly as serve would, report every problem, and exit
+  outbox list    list deliveries to other registries that wait or failed
+  outbox retry   retry failed deliveries
+
+Run zaakregister <command> --help for its options.
 
 Options:
-  --config <file.json>                  configuration file (see README)
-  --port <n>                            port to listen on (env PORT)
-  --database <dir|memory|postgres-url>  database (env DATABASE_URL; default ./${DEFAULT_DATABASE})
-  --development                         turn authentication off (never with real data)
-  -h, --help`;
+  -v, --version  print the version
+  -h, --help     this help`,
+  serve: `Usage: zaakregister serve [options]
 
-/** The demo catalog a development setup uses when no catalog is configured. */
-const DEMO_CATALOG = fileURLToPath(new URL('../examples/demo-catalog.json', import.meta.url));
+Serves the Zaken API until SIGINT or SIGTERM.
+
+Options:
+  --port <n>                            port to listen on (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --development                         authentication off and the demo catalog (never with real data)
+${COMMON_OPTIONS}`,
+  migrate: `Usage: zaakregister migrate [options]
+
+Applies pending database migrations and exits (serve applies them too).
+
+Options:
+${COMMON_OPTIONS}`,
+  'check-config': `Usage: zaakregister check-config [options]
+
+Checks the configuration (file, flags and environment) as serve would, lists every problem with
+its JSON path, and exits 0 when it is valid.
+
+Options:
+  --port <n>       as for serve
+  --development    as for serve
+${COMMON_OPTIONS}`,
+  outbox: `Usage: zaakregister outbox list [--status pending|failed] [--kind <kind>] [--limit <n>] [--json] [options]
+       zaakregister outbox retry [<id> ...] [--kind <kind>] [options]
+
+list:  deliveries to other registries that wait or failed, with their last error
+retry: make failed deliveries due again: all, those of --kind, or the ids given; a running
+       registry delivers them within its poll interval
+
+Options:
+${COMMON_OPTIONS}`,
+};
+
+/** Development mode, or ZGW JWT authentication with the configured applications (the config check made sure there are some). */
+function authorization(config: CliConfig): 'development' | AuthOptions {
+  if (config.development) return 'development';
+  return { source: authorizationSource(config), clients: config.clients ?? {}, ...config.jwt };
+}
 
 /** The configured applications: static, or from an Autorisaties API (fetched with its own allow-list: only the configured hosts). */
-function authorizationSource(config: CliConfig): AuthorizationSource | undefined {
+function authorizationSource(config: CliConfig): AuthorizationSource {
   if (config.applications) return staticAuthorizations(config.applications);
-  const api = config.autorisatiesApi;
-  if (!api) return undefined;
+  const api = config.autorisatiesApi!;
   const hosts = [api.url, api.notifications?.url].filter((url): url is string => !!url).map((url) => new URL(url).host);
   return autorisatiesApi({ ...api, remote: remoteClient({ ...config.remote, allowedHosts: hosts }) });
 }
 
-/** Development mode, or ZGW JWT authentication; never an open registry by omission. */
-function authorization(config: CliConfig, log: Logger): 'development' | AuthOptions {
-  if (config.development) return 'development';
-  const source = authorizationSource(config);
-  const clients = config.clients ?? {};
-  if (!source || !Object.keys(clients).length) {
-    throw new Error(
-      'no authentication configured: set "clients" and "applications" (or "autorisatiesApi") in the config file ' +
-        '(see docs/authentication.md), or pass --development on a developer machine',
-    );
-  }
-  for (const clientId of (config.applications ?? []).flatMap((application) => application.clientIds)) {
-    if (!Object.hasOwn(clients, clientId)) log.warn(`client id "${clientId}" has an application but no secret in "clients": it cannot authenticate`);
-  }
-  return { source, clients, ...config.jwt };
-}
-
-async function buildRegistry(config: CliConfig): Promise<Registry> {
-  const log = consoleLogger(config.logLevel ?? 'info');
-  const auth = authorization(config, log);
+async function buildRegistry(config: CliConfig, log: Logger, origin: () => string): Promise<Registry> {
   const remote = remoteClient({ allowedHosts: config.allowedHosts ?? [], ...config.remote });
-  const catalogConfig = config.catalog ?? (config.development ? { type: 'static' as const, file: DEMO_CATALOG } : { type: 'http' as const });
-  const catalog = catalogConfig.type === 'static' ? staticCatalog(catalogConfig.file) : httpCatalog({ remote });
-  if (catalogConfig.type === 'static') log.info(`catalog: static types from ${catalogConfig.file}`);
+  const catalog =
+    config.catalog?.type === 'static'
+      ? staticCatalog(config.catalog.file)
+      : config.catalog?.type === 'http' || !config.development
+        ? httpCatalog({ remote })
+        : demoCatalog(origin);
+  if (config.catalog?.type === 'static') log.info(`catalog: static types from ${config.catalog.file}`);
+  else if (!config.catalog && config.development) log.info('catalog: the demo catalog (zaakregister/demo)');
   return createRegistry({
     baseUrl: config.baseUrl,
     storage: config.database ?? DEFAULT_DATABASE,
     catalog,
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
-    authorization: auth,
+    authorization: authorization(config),
     logger: log,
     preset: 'none',
     plugins: configuredPlugins(config.plugins),
@@ -80,82 +110,47 @@ async function buildRegistry(config: CliConfig): Promise<Registry> {
   });
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      port: { type: 'string' },
-      database: { type: 'string' },
-      development: { type: 'boolean' },
-      status: { type: 'string' },
-      kind: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+async function serve(config: CliConfig, log: Logger): Promise<number> {
+  let port = config.port ?? DEFAULT_PORT;
+  const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${port}`);
+  const registry = await buildRegistry(config, log, origin);
+  const server = await registry.listen(port, config.host).catch(async (error: unknown) => {
+    await registry.close();
+    throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
   });
-  const command = positionals[0];
-  if (values.help || !command) {
-    process.stdout.write(USAGE + '\n');
-    return command || values.help ? 0 : 1;
-  }
-  const config = loadConfig(values.config);
-  if (values.port !== undefined) config.port = Number(values.port);
-  if (values.database !== undefined) config.database = values.database;
-  if (values.development) config.development = true;
-
-  switch (command) {
-    case 'check-config':
-      process.stdout.write(`${values.config ?? '(no file)'}: configuration is valid\n`);
-      return 0;
-    case 'migrate': {
-      const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
-      const registry = await createRegistry({ storage, migrate: false, logger: consoleLogger(config.logLevel ?? 'info'), catalog: httpCatalog({ allowedHosts: [] }) });
-      const applied = await registry.migrate();
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
-      await registry.close();
-      return 0;
-    }
-    case 'serve': {
-      const registry = await buildRegistry(config);
-      const port = config.port ?? DEFAULT_PORT;
-      const server = await registry.listen(port, config.host);
-      const address = server.address();
-      const actualPort = typeof address === 'object' && address ? address.port : port;
-      const base = config.baseUrl ?? `http://localhost:${actualPort}/zaken/api/v1`;
-      registry.services.log.info(`serving ${base} (database: ${registry.services.storage.description})`);
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          registry.services.log.info(`${signal} received, shutting down`);
-          registry.close().then(resolve, (error: unknown) => {
-            registry.services.log.error('shutdown failed', { error: String(error) });
-            resolve();
-          });
-        };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+  const address = server.address();
+  if (typeof address === 'object' && address) port = address.port;
+  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info(`${signal} received, shutting down`);
+      registry.close().then(resolve, (error: unknown) => {
+        log.error('shutdown failed', { error: String(error) });
+        resolve();
       });
-      return 0;
-    }
-    case 'outbox':
-      return outboxCommand(config, positionals.slice(1), values);
-    default:
-      process.stderr.write(`unknown command "${command}"\n\n${USAGE}\n`);
-      return 1;
-  }
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  return 0;
+}
+
+async function migrate(config: CliConfig, log: Logger): Promise<number> {
+  const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
+  const registry = await createRegistry({ storage, migrate: false, logger: log, catalog: httpCatalog({ allowedHosts: [] }) });
+  const applied = await registry.migrate();
+  process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  await registry.close();
+  return 0;
 }
 
 /** `outbox list` and `outbox retry`: the stored deliveries, without starting a registry or delivering anything. */
 async function outboxCommand(config: CliConfig, args: string[], flags: { status?: string; kind?: string; limit?: string; json?: boolean }): Promise<number> {
   const [action, ...ids] = args;
-  if (action !== 'list' && action !== 'retry') {
-    process.stderr.write(`usage: zaakregister outbox list|retry\n\n${USAGE}\n`);
-    return 1;
-  }
-  if (flags.status !== undefined && flags.status !== 'pending' && flags.status !== 'failed') throw new Error('--status is pending or failed');
-  if (ids.some((id) => !/^\d+$/.test(id))) throw new Error('outbox retry takes delivery ids (numbers)');
+  if (action !== 'list' && action !== 'retry') throw new UsageError('outbox', 'outbox takes list or retry');
+  if (flags.status !== undefined && flags.status !== 'pending' && flags.status !== 'failed') throw new UsageError('outbox', '--status is pending or failed');
+  if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) throw new UsageError('outbox', '--limit is a number');
+  if (ids.some((id) => !/^\d+$/.test(id))) throw new UsageError('outbox', 'outbox retry takes delivery ids (numbers)');
   const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
   try {
     const { outbox } = createOutbox(storage.knex, new Map(), consoleLogger('silent'), { dispatch: false });
@@ -183,10 +178,100 @@ async function outboxCommand(config: CliConfig, args: string[], flags: { status?
   }
 }
 
+/** A command line that cannot be run: the message, then the command's help. */
+class UsageError extends Error {
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        database: { type: 'string' },
+        development: { type: 'boolean' },
+        'log-level': { type: 'string' },
+        status: { type: 'string' },
+        kind: { type: 'string' },
+        limit: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(argv.find((a) => !a.startsWith('-')) ?? '', (error as Error).message);
+  }
+}
+
+/** The effective configuration: the file, then the environment, then the flags; checked as a whole. */
+function configuration(values: ReturnType<typeof parse>['values'], serving: boolean): CliConfig {
+  const config = readConfig(values.config);
+  if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
+  if (values.database !== undefined) config.database = values.database;
+  if (values.development) config.development = true;
+  if (values['log-level'] !== undefined) config.logLevel = values['log-level'] as CliConfig['logLevel'];
+  return checkConfig(config, values.config ?? 'command line and environment', { serving });
+}
+
+let debug = false;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv);
+  debug = values['log-level'] === 'debug';
+  const command = positionals[0] ?? '';
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (values.help || !command) {
+    process.stdout.write(`${HELP[command] ?? HELP['']}\n`);
+    return values.help ? 0 : 1;
+  }
+  if (!Object.hasOwn(HELP, command)) throw new UsageError('', `unknown command "${command}"`);
+  if (values['log-level'] !== undefined && !(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
+    throw new UsageError(command, `--log-level is one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const config = configuration(values, command === 'serve' || command === 'check-config');
+  debug = config.logLevel === 'debug';
+  const log = consoleLogger(config.logLevel ?? 'info');
+  const warnings = configWarnings(config);
+  if (command === 'check-config') {
+    for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+    process.stdout.write(`${values.config ?? '(no file)'}: the configuration is valid\n`);
+    return 0;
+  }
+  for (const warning of warnings) log.warn(warning);
+  try {
+    if (command === 'serve') return await serve(config, log);
+    if (command === 'migrate') return await migrate(config, log);
+    return await outboxCommand(config, positionals.slice(1), values);
+  } catch (error) {
+    const setting =
+      values.database !== undefined ? '--database' : process.env.DATABASE_URL ? 'DATABASE_URL' : config.database ? '"database" in the config file' : `the default, ./${DEFAULT_DATABASE}`;
+    throw databaseProblem(error, setting) ?? error;
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`zaakregister: ${error.message}\n\n${HELP[error.command] ?? HELP['']}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`zaakregister: ${(error as Error).message}\n`);
+    if (debug) process.stderr.write(`${(error as Error).stack}\n`);
     process.exit(1);
   },
 );

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import configSchema from '../config.schema.json' with { type: 'json' };
 import { applicationProblems } from './auth/static-source.js';
 import type { Applicatie } from './auth/types.js';
-import type { JsonSchema } from './operation.js';
 import type { DispatcherOptions } from './outbox/index.js';
-import type { InvalidParam } from './problem.js';
-import { validate } from './schema/validate.js';
+import { formatProblems, settingsProblems, type SettingsProblem } from './schema/settings.js';
 
 /** The CLI's JSON configuration file; README documents every key. */
 export interface CliConfig {
@@ -20,6 +19,8 @@ export interface CliConfig {
   catalog?: { type: 'http' } | { type: 'static'; file: string };
   /** The secret of each client id that may call the registry (ZGW JWT, HS256). */
   clients?: Record<string, string>;
+  /** Accept client secrets shorter than 32 bytes (test environments); a warning at start. */
+  allowWeakSecrets?: boolean;
   /** The applications, when they are not fetched from an Autorisaties API. */
   applications?: Applicatie[];
   autorisatiesApi?: {
@@ -34,187 +35,103 @@ export interface CliConfig {
   outbox?: DispatcherOptions;
 }
 
-const configSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    port: { type: 'integer', minimum: 0, maximum: 65535 },
-    host: { type: 'string' },
-    baseUrl: { type: 'string', format: 'uri', minLength: 1 },
-    database: { type: 'string', minLength: 1 },
-    development: { type: 'boolean' },
-    logLevel: { type: 'string', enum: ['debug', 'info', 'warn', 'error', 'silent'] },
-    allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
-    remote: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        timeoutMs: { type: 'integer', minimum: 1 },
-        maxBytes: { type: 'integer', minimum: 1 },
-        credentials: {
-          type: 'object',
-          additionalProperties: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['clientId', 'secret'],
-            properties: { clientId: { type: 'string', minLength: 1 }, secret: { type: 'string', minLength: 1 } },
-          },
-        },
-      },
-    },
-    catalog: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type'],
-      properties: { type: { type: 'string', enum: ['http', 'static'] }, file: { type: 'string', minLength: 1 } },
-    },
-    clients: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
-    // Each application is checked by applicationProblems (the Autorisaties API's own shape).
-    applications: { type: 'array' },
-    autorisatiesApi: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['url'],
-      properties: {
-        url: { type: 'string', format: 'uri', minLength: 1 },
-        ttlSeconds: { type: 'integer', minimum: 0 },
-        notifications: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['auth'],
-          properties: {
-            auth: { type: 'string', minLength: 1 },
-            url: { type: 'string', format: 'uri', minLength: 1 },
-            callbackUrl: { type: 'string', format: 'uri', minLength: 1 },
-            subscribe: { type: 'boolean' },
-          },
-        },
-      },
-    },
-    jwt: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { leewaySeconds: { type: 'integer', minimum: 0 }, maxAgeSeconds: { type: 'integer', minimum: 1 } },
-    },
-    plugins: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        'zrc-rules': {
-          oneOf: [
-            { type: 'boolean' },
-            { type: 'object', additionalProperties: false, properties: { referenceCacheTtlMs: { type: 'integer', minimum: 0 } } },
-          ],
-        },
-        archive: { type: 'boolean' },
-        expand: { type: 'boolean' },
-        caching: {
-          oneOf: [
-            { type: 'boolean' },
-            {
-              type: 'object',
-              additionalProperties: false,
-              properties: { maxEntries: { type: 'integer', minimum: 1 }, vary: { type: 'array', items: { type: 'string', minLength: 1 } } },
-            },
-          ],
-        },
-        'registry-sync': {
-          oneOf: [
-            { type: 'boolean' },
-            {
-              type: 'object',
-              additionalProperties: false,
-              properties: { relations: { type: 'array', items: { enum: ['zaakinformatieobject', 'zaakverzoek', 'zaakcontactmoment'] } } },
-            },
-          ],
-        },
-        notifications: {
-          oneOf: [
-            { const: false },
-            {
-              type: 'object',
-              additionalProperties: false,
-              required: ['url'],
-              properties: {
-                url: { type: 'string', format: 'uri' },
-                kanaal: { type: 'string', minLength: 1 },
-                registerKanaal: { type: 'boolean' },
-                documentatieLink: { type: 'string' },
-                timeoutMs: { type: 'integer', minimum: 1 },
-                auth: {
-                  type: 'object',
-                  additionalProperties: false,
-                  required: ['clientId', 'secret'],
-                  properties: { clientId: { type: 'string', minLength: 1 }, secret: { type: 'string', minLength: 1 } },
-                },
-              },
-            },
-          ],
-        },
-      },
-    },
-    outbox: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        dispatch: { type: 'boolean' },
-        pollIntervalMs: { type: 'integer', minimum: 10 },
-        concurrency: { type: 'integer', minimum: 1 },
-        perTargetConcurrency: { type: 'integer', minimum: 1 },
-        timeoutMs: { type: 'integer', minimum: 1 },
-        maxAttempts: { type: 'integer', minimum: 1 },
-        maxAgeMs: { type: 'integer', minimum: 1 },
-        backoffBaseMs: { type: 'integer', minimum: 1 },
-        backoffMaxMs: { type: 'integer', minimum: 1 },
-        leaseMs: { type: 'integer', minimum: 1 },
-      },
-    },
-  },
-};
+export const DEFAULT_DATABASE = '.zaakregister-data';
+export const DEFAULT_PORT = 8000;
+/** RFC 7518 §3.2: an HS256 key has at least as many bits as the hash. */
+export const MIN_SECRET_BYTES = 32;
 
-/** The authentication keys' rules that the schema cannot say. */
-function authenticationProblems(config: CliConfig): InvalidParam[] {
-  const problems: InvalidParam[] = [];
+/** A configuration that cannot be used; the message lists every problem. */
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: SettingsProblem[],
+  ) {
+    super(`invalid configuration (${source}):\n${formatProblems(problems)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The rules across keys that the schema cannot say: authentication, secrets, subscriptions. */
+function crossFieldProblems(config: CliConfig, serving: boolean): SettingsProblem[] {
+  const problems: SettingsProblem[] = [];
   if (config.applications && config.autorisatiesApi) {
-    problems.push({ name: 'applications', code: 'invalid', reason: 'Kies applications of autorisatiesApi, niet beide.' });
+    problems.push({ path: '/applications', message: 'set applications or autorisatiesApi, not both' });
   }
   if (config.applications) problems.push(...applicationProblems(config.applications));
   const notifications = config.autorisatiesApi?.notifications;
   if (notifications?.subscribe) {
     for (const key of ['url', 'callbackUrl'] as const) {
-      if (!notifications[key]) problems.push({ name: `autorisatiesApi.notifications.${key}`, code: 'required', reason: 'Nodig om te abonneren (subscribe).' });
+      if (!notifications[key]) problems.push({ path: `/autorisatiesApi/notifications/${key}`, message: 'is required to subscribe' });
+    }
+  }
+  if (config.development || !serving) return problems;
+  // Never an open registry by omission: without development mode, clients and their applications.
+  if (!config.clients || !Object.keys(config.clients).length) {
+    problems.push({ path: '/clients', message: 'is required: the client ids and secrets that may call the registry (see docs/authentication.md), or run with --development on a developer machine' });
+  }
+  if (!config.applications && !config.autorisatiesApi) {
+    problems.push({ path: '/applications', message: 'applications or autorisatiesApi is required: what each client may do (see docs/authentication.md)' });
+  }
+  if (!config.allowWeakSecrets) {
+    for (const [clientId, secret] of Object.entries(config.clients ?? {})) {
+      const bytes = Buffer.byteLength(secret);
+      if (bytes < MIN_SECRET_BYTES) {
+        problems.push({ path: `/clients/${clientId}`, message: `the secret is ${bytes} bytes; HS256 secrets need at least ${MIN_SECRET_BYTES} (or set "allowWeakSecrets": true for a test environment)` });
+      }
     }
   }
   return problems;
 }
 
-export const DEFAULT_DATABASE = '.zaakregister-data';
-export const DEFAULT_PORT = 8000;
+/**
+ * Every problem of a configuration as `serve` would use it (the file with flags and environment
+ * applied): the JSON Schema (`config.schema.json`) and the rules across keys, in one pass.
+ * `serving: false` (migrate, outbox) leaves out what only serving needs: authentication.
+ */
+export function configProblems(config: unknown, { serving = true } = {}): SettingsProblem[] {
+  const invalid = settingsProblems(configSchema, config);
+  return invalid.length ? invalid : crossFieldProblems(config as CliConfig, serving);
+}
 
-/** Reads and checks a config file (relative paths in it are relative to the file). Throws with every problem listed. */
-export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env): CliConfig {
+/** What is allowed but probably not meant: logged at start and printed by check-config. */
+export function configWarnings(config: CliConfig): string[] {
+  const warnings: string[] = [];
+  if (config.allowWeakSecrets && !config.development) warnings.push('"allowWeakSecrets" is on: client secrets shorter than 32 bytes are accepted');
+  for (const clientId of (config.applications ?? []).flatMap((application) => application.clientIds)) {
+    if (!Object.hasOwn(config.clients ?? {}, clientId)) warnings.push(`client id "${clientId}" has an application but no secret in "clients": it cannot authenticate`);
+  }
+  return warnings;
+}
+
+const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
+
+/** Reads a config file, its relative paths resolved against its directory; no checks yet (flags and environment apply first). */
+export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env): CliConfig {
   let config: CliConfig = {};
   if (file) {
-    let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
+      config = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new Error(`cannot read config ${file}: ${(error as Error).message}`);
+      throw new Error(`cannot read the configuration file ${file}: ${(error as Error).message}`);
     }
-    const invalid = validate(configSchema, raw);
-    const problems = invalid.length ? invalid : authenticationProblems(raw as CliConfig);
-    if (problems.length) throw new Error(`invalid config ${file}:\n${problems.map((p) => `  - ${p.name}: ${p.reason} (${p.code})`).join('\n')}`);
-    config = raw as CliConfig;
-    if (config.catalog?.type === 'static') {
-      if (!config.catalog.file) throw new Error(`invalid config ${file}:\n  - catalog.file: required for a static catalog`);
-      config.catalog.file = path.resolve(path.dirname(file), config.catalog.file);
-    }
-    if (config.database && config.database !== 'memory' && !/^postgres(ql)?:\/\//i.test(config.database)) {
-      config.database = path.resolve(path.dirname(file), config.database);
-    }
+    if (!config || typeof config !== 'object' || Array.isArray(config)) throw new Error(`the configuration file ${file} is not a JSON object`);
+    const dir = path.dirname(file);
+    if (config.catalog?.type === 'static' && typeof config.catalog.file === 'string') config.catalog.file = path.resolve(dir, config.catalog.file);
+    if (isPath(config.database)) config.database = path.resolve(dir, config.database);
   }
-  if (env.PORT) config.port = Number(env.PORT);
+  if (env.PORT) config.port = /^\d+$/.test(env.PORT) ? Number(env.PORT) : (env.PORT as never);
   if (env.DATABASE_URL) config.database = env.DATABASE_URL;
   return config;
+}
+
+/** Checks a configuration; throws a `ConfigError` listing every problem. */
+export function checkConfig(config: CliConfig, source = 'command line', options: { serving?: boolean } = {}): CliConfig {
+  const problems = configProblems(config, options);
+  if (problems.length) throw new ConfigError(source, problems);
+  return config;
+}
+
+/** Reads and checks a config file with the environment applied (the library's and tests' one-step form). */
+export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env): CliConfig {
+  return checkConfig(readConfig(file, env), file);
 }

@@ -1,9 +1,12 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express, { type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
 import { DEVELOPMENT_WARNING, developmentMode } from './development.js';
+import { apiRootOperation } from './http/api-root.js';
+import { errorHandler } from './http/error-handler.js';
+import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
 import { consoleLogger, type Logger } from './log.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
@@ -212,7 +215,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     }
     return document;
   };
-  operations.push(...openApiOperations(openapi));
+  operations.push(...openApiOperations(openapi), apiRootOperation(operations));
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
     const router = buildRouter(operations, host, services, { version, baseUrl: base, headers });
@@ -246,10 +249,25 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       app.disable('x-powered-by');
       app.set('etag', false);
       mount(app);
-      server = await new Promise<Server>((resolve, reject) => {
-        const s = app.listen(port, hostname ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(s)));
+      // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
+      app.get('/', (req, res) => {
+        const origin = baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`;
+        res.json({
+          name: 'zaakregister',
+          apis: served.map((v) => ({ version: v.version, href: `${origin}${v.basePath}`, openapi: `${origin}${v.basePath}/openapi.json` })),
+        });
       });
-      return server;
+      app.use(notFound, errorHandler(log));
+      const s = createServer(app);
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(port, hostname ?? '0.0.0.0', () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
+      server = s;
+      return s;
     },
     async close() {
       if (closed) return;

@@ -89,7 +89,7 @@ async function applicationIn(remote: RemoteClient, url: string, clientId: string
     const results = page?.results;
     if (!Array.isArray(results)) throw new Error('the answer is not a page of applicaties');
     const match = results.find((a) => Array.isArray(a?.clientIds) && a.clientIds.includes(clientId));
-    if (match !== undefined) return checkApplications([match], 'results')[0];
+    if (match !== undefined) return checkApplications([match], '/results')[0];
     next = page?.next;
   }
   return undefined;

@@ -7,7 +7,7 @@ import { rsinError } from './rsin.js';
 // ajv-formats is CommonJS: under ESM its function arrives as `default` (twice wrapped under tsx).
 type AddFormats = (ajv: Ajv) => Ajv;
 const unwrap = (m: unknown): AddFormats => (typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default));
-const addFormats = unwrap(addFormatsModule);
+export const addFormats = unwrap(addFormatsModule);
 
 /**
  * One ajv instance for every schema. The schemas are OpenAPI 3.0 (`nullable`, `readOnly`,

@@ -3,7 +3,7 @@ import { postgresStorage } from './postgres.js';
 import type { Storage } from './types.js';
 
 export { pgliteStorage, type PgliteOptions } from './pglite.js';
-export { postgresStorage, type PostgresOptions } from './postgres.js';
+export { DatabaseConnectionError, postgresStorage, type PostgresOptions } from './postgres.js';
 export type { Migration, Storage } from './types.js';
 
 /** The adapters, chosen by the form of the `--database` value (knex-style small frozen map). */

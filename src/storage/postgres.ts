@@ -15,14 +15,69 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
     typeof options.connection === 'string'
       ? { connectionString: options.connection, types: registryTypes }
       : { ...options.connection, types: registryTypes };
-  const knex = knexFactory({ client: 'pg', connection, pool: { min: 0, max: 10, ...options.pool } });
+  // A host that drops packets fails the first connection in 10 s instead of hanging on.
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionTimeoutMillis: 10_000, ...connection },
+    pool: { min: 0, max: 10, ...options.pool },
+    // knex would print every failed acquire with a stack on stderr; each failure reaches the caller as an error already.
+    log: { warn: ignore, error: ignore, debug: ignore, deprecate: ignore },
+  });
   try {
     await knex.raw('select 1');
   } catch (error) {
     await knex.destroy();
-    throw new Error(`cannot connect to PostgreSQL at ${describe(options.connection)}: ${(error as Error).message}`, { cause: error });
+    throw new DatabaseConnectionError(describe(options.connection), connectionFailure(error, options.connection), error);
   }
   return knexStorage({ kind: 'postgres', description: describe(options.connection), knex });
+}
+
+function ignore(): void {}
+
+/** The database cannot be reached or logged in to; the message names it (without password) and the cause, in one line. */
+export class DatabaseConnectionError extends Error {
+  constructor(
+    readonly database: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(`cannot connect to PostgreSQL at ${database}: ${reason}`, { cause });
+    this.name = 'DatabaseConnectionError';
+  }
+}
+
+/** Why a first connection failed, in words an operator acts on. */
+function connectionFailure(error: unknown, connection: PostgresOptions['connection']): string {
+  const { code, message } = error as { code?: string; message?: string };
+  let host = 'localhost';
+  let port = '5432';
+  let user = '';
+  if (typeof connection === 'string') {
+    try {
+      const url = new URL(connection);
+      host = url.hostname || host;
+      port = url.port || port;
+      user = decodeURIComponent(url.username);
+    } catch {
+      // pg reports an unparseable URL itself.
+    }
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused; is PostgreSQL running on ${host}:${port}?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `host "${host}" not found`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no answer from ${host}:${port} (${code})`;
+    case '28P01':
+      return `password authentication failed for user "${user}"`;
+    default:
+      // 3D000 (database "x" does not exist), 28000 (role "x" does not exist), a connection timeout: the server's words are clear.
+      return message || String(error);
+  }
 }
 
 function describe(connection: PostgresOptions['connection']): string {
