@@ -57,24 +57,25 @@ function crossFieldProblems(config: CliConfig, serving: boolean): SettingsProble
   if (config.applications && config.autorisatiesApi) {
     problems.push({ path: '/applications', message: 'set applications or autorisatiesApi, not both' });
   }
-  if (config.applications) problems.push(...applicationProblems(config.applications));
-  const notifications = config.autorisatiesApi?.notifications;
-  if (notifications?.subscribe) {
+  if (Array.isArray(config.applications)) problems.push(...applicationProblems(config.applications));
+  const notifications = isRecord(config.autorisatiesApi) ? config.autorisatiesApi.notifications : undefined;
+  if (isRecord(notifications) && notifications.subscribe) {
     for (const key of ['url', 'callbackUrl'] as const) {
       if (!notifications[key]) problems.push({ path: `/autorisatiesApi/notifications/${key}`, message: 'is required to subscribe' });
     }
   }
   if (config.development || !serving) return problems;
   // Never an open registry by omission: without development mode, clients and their applications.
-  if (!config.clients || !Object.keys(config.clients).length) {
+  const clients = isRecord(config.clients) ? config.clients : {};
+  if (!Object.keys(clients).length) {
     problems.push({ path: '/clients', message: 'is required: the client ids and secrets that may call the registry (see docs/authentication.md), or run with --development on a developer machine' });
   }
   if (!config.applications && !config.autorisatiesApi) {
     problems.push({ path: '/applications', message: 'applications or autorisatiesApi is required: what each client may do (see docs/authentication.md)' });
   }
   if (!config.allowWeakSecrets) {
-    for (const [clientId, secret] of Object.entries(config.clients ?? {})) {
-      const bytes = Buffer.byteLength(secret);
+    for (const [clientId, secret] of Object.entries(clients)) {
+      const bytes = typeof secret === 'string' ? Buffer.byteLength(secret) : MIN_SECRET_BYTES;
       if (bytes < MIN_SECRET_BYTES) {
         problems.push({ path: `/clients/${clientId}`, message: `the secret is ${bytes} bytes; HS256 secrets need at least ${MIN_SECRET_BYTES} (or set "allowWeakSecrets": true for a test environment)` });
       }
@@ -89,9 +90,14 @@ function crossFieldProblems(config: CliConfig, serving: boolean): SettingsProble
  * `serving: false` (migrate, outbox) leaves out what only serving needs: authentication.
  */
 export function configProblems(config: unknown, { serving = true } = {}): SettingsProblem[] {
-  const invalid = settingsProblems(configSchema, config);
-  return invalid.length ? invalid : crossFieldProblems(config as CliConfig, serving);
+  const problems = settingsProblems(configSchema, config);
+  // The cross-key rules read only values of the right type, so they run on a config the schema refused too.
+  if (isRecord(config)) problems.push(...crossFieldProblems(config as CliConfig, serving));
+  // The applications are checked by both (the schema and the application rules): report each problem once.
+  return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** What is allowed but probably not meant: logged at start and printed by check-config. */
 export function configWarnings(config: CliConfig): string[] {

@@ -28,7 +28,7 @@ export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js'
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
 export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';
 export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials, type RemoteCallOptions } from './remote/fetch.js';
-export { referenceError, upstream, deliveryFailure } from './remote/errors.js';
+export { referenceError, remoteReason, upstream, deliveryFailure } from './remote/errors.js';
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
 export type { OpenApiFragment } from './openapi/build.js';
 export {

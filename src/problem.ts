@@ -27,8 +27,8 @@ export function problemCatalogue(): ProblemDefinition[] {
   return [...catalogue.values()];
 }
 
-defineProblem('invalid', 400, 'Invalid input.');
-defineProblem('parse_error', 400, 'Malformed request.');
+defineProblem('invalid', 400, 'Ongeldige invoer.');
+defineProblem('parse_error', 400, 'Het verzoek is onjuist opgemaakt.');
 defineProblem('not_authenticated', 401, 'Authenticatiegegevens zijn niet opgegeven.');
 defineProblem('conflict', 409, 'De resource is intussen gewijzigd.');
 defineProblem('permission_denied', 403, 'Je hebt geen toestemming om deze actie uit te voeren.');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config.js';
+import { configWarnings, loadConfig } from '../src/config.js';
 import { exitCode, ROOT, spawnTs } from './helpers/spawn.js';
 
 const APPLICATION = {
@@ -25,6 +25,8 @@ describe('authentication configuration', () => {
     return () => loadConfig(file, {});
   };
 
+  const SECRET = 'a-secret-of-at-least-thirty-two-bytes';
+
   it('accepts the example configuration and an Autorisaties API with notifications', async () => {
     const example = loadConfig(path.join(ROOT, 'examples/config.example.json'), {});
     assert.equal(example.applications?.length, 2);
@@ -34,25 +36,41 @@ describe('authentication configuration', () => {
       ttlSeconds: 0,
       notifications: { url: 'https://notificaties.example.nl/api/v1', callbackUrl: 'https://zaken.example.nl/zaken/api/v1/notificaties/autorisaties', auth: 'Bearer x', subscribe: true },
     };
-    assert.deepEqual((await load({ clients: { zac: 'geheim' }, autorisatiesApi: api, jwt: { leewaySeconds: 60 } }))().autorisatiesApi, api);
+    assert.deepEqual((await load({ clients: { zac: SECRET }, autorisatiesApi: api, jwt: { leewaySeconds: 60 } }))().autorisatiesApi, api);
   });
 
-  it('names every problem: both sources, a duplicate client id, unknown keys, a subscription without callback', async () => {
-    const both = await load({ clients: { zac: 'geheim' }, applications: [APPLICATION], autorisatiesApi: { url: 'https://ac.example.nl/api/v1' } });
-    assert.throws(both, /applications: Kies applications of autorisatiesApi, niet beide/);
-    const duplicate = await load({ applications: [APPLICATION, { ...APPLICATION, label: 'Tweede' }] });
-    assert.throws(duplicate, /applications\.1\.clientIds: Client id "zac" staat ook bij applicatie "Zaakafhandelcomponent"\. \(unique\)/);
-    const unknown = await load({ jwt: { leeway: 5 }, clients: { zac: '' } });
-    assert.throws(unknown, (error: Error) => /jwt\.leeway: .*\(unknown\)/.test(error.message) && /clients\.zac: .*\(blank\)/.test(error.message));
-    const subscription = await load({ autorisatiesApi: { url: 'https://ac.example.nl/api/v1', notifications: { auth: 'x', subscribe: true } } });
-    assert.throws(subscription, /autorisatiesApi\.notifications\.callbackUrl: .*\(required\)/);
+  it('names every problem in one pass with its JSON path: schema and cross-key rules together', async () => {
+    const both = await load({ clients: { zac: SECRET }, applications: [APPLICATION], autorisatiesApi: { url: 'https://ac.example.nl/api/v1' } });
+    assert.throws(both, /\/applications: set applications or autorisatiesApi, not both/);
+    const duplicate = await load({ clients: { zac: SECRET }, applications: [APPLICATION, { ...APPLICATION, label: 'Tweede' }] });
+    assert.throws(duplicate, /\/applications\/1\/clientIds: client id "zac" is also in application "Zaakafhandelcomponent"/);
+    // A schema error (unknown key, empty secret) and a cross-key error (a subscription without callback, no applications) in one report.
+    const many = await load({ jwt: { leeway: 5 }, clients: { zac: '' }, autorisatiesApi: { url: 'https://ac.example.nl/api/v1', notifications: { auth: 'x', subscribe: true } } });
+    assert.throws(many, (error: Error) => {
+      assert.match(error.message, /\/jwt\/leeway: is not a known key/);
+      assert.match(error.message, /\/clients\/zac: must NOT have fewer than 1 characters/);
+      assert.match(error.message, /\/autorisatiesApi\/notifications\/callbackUrl: is required to subscribe/);
+      assert.match(error.message, /\/autorisatiesApi\/notifications\/url: is required to subscribe/);
+      return true;
+    });
   });
 
-  it('serve refuses to start without authentication', async () => {
+  it('refuses HS256 secrets shorter than 32 bytes unless allowWeakSecrets; development mode accepts them', async () => {
+    const short = { clients: { zac: 'geheim' }, applications: [APPLICATION] };
+    assert.throws(await load(short), /\/clients\/zac: the secret is 6 bytes; HS256 secrets need at least 32/);
+    const allowed = (await load({ ...short, allowWeakSecrets: true }))();
+    assert.equal(allowed.clients?.zac, 'geheim');
+    assert.deepEqual(configWarnings(allowed), ['"allowWeakSecrets" is on: client secrets shorter than 32 bytes are accepted']);
+    assert.equal((await load({ ...short, development: true }))().development, true);
+    assert.throws(await load({ ...short, allowWeakSecrets: 'yes' }), /\/allowWeakSecrets: must be boolean/);
+  });
+
+  it('serve refuses to start without authentication, naming what is missing', async () => {
     const file = path.join(dir, 'open.json');
     await writeFile(file, JSON.stringify({ database: 'memory', catalog: { type: 'http' } }));
     const serve = spawnTs('src/cli.ts', ['serve', '--config', file, '--port', '0']);
     assert.equal(await exitCode(serve), 1);
-    assert.match(serve.output(), /no authentication configured: set "clients" and "applications"/);
+    assert.match(serve.output(), /\/clients: is required: the client ids and secrets that may call the registry/);
+    assert.match(serve.output(), /\/applications: applications or autorisatiesApi is required/);
   });
 });

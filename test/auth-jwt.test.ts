@@ -183,9 +183,9 @@ describe('staticAuthorizations', () => {
   });
 
   it('refuses a client id in two applications and a zrc authorization without zaaktype', () => {
-    assert.throws(() => staticAuthorizations([...APPLICATIONS, { ...APPLICATIONS[1], label: 'Tweede', clientIds: ['zac'] }]), /Client id "zac" staat ook bij applicatie "Zaakafhandelcomponent"/);
+    assert.throws(() => staticAuthorizations([...APPLICATIONS, { ...APPLICATIONS[1], label: 'Tweede', clientIds: ['zac'] }]), /\/applications\/2\/clientIds: client id "zac" is also in application "Zaakafhandelcomponent"/);
     const zonderZaaktype = [{ clientIds: ['x'], label: 'X', heeftAlleAutorisaties: false, autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'] }] }];
-    assert.throws(() => staticAuthorizations(zonderZaaktype as unknown as Applicatie[]), /applications\.0\.autorisaties\.0/);
-    assert.throws(() => staticAuthorizations([{ label: 'Geen client ids' }] as unknown as Applicatie[]), /applications\.0\.clientIds/);
+    assert.throws(() => staticAuthorizations(zonderZaaktype as unknown as Applicatie[]), /\/applications\/0\/autorisaties\/0: a zrc autorisatie needs zaaktype and maxVertrouwelijkheidaanduiding/);
+    assert.throws(() => staticAuthorizations([{ label: 'Geen client ids' }] as unknown as Applicatie[]), /\/applications\/0\/clientIds: is required/);
   });
 });

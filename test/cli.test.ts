@@ -1,9 +1,24 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { demoZaaktype } from '../src/demo.js';
 import { pgliteStorage } from '../src/index.js';
-import { exitCode, spawnTs, waitForOutput } from './helpers/spawn.js';
+import { BACKENDS, POSTGRES_URL } from './helpers/backends.js';
+import { exitCode, ROOT, spawnTs, waitForOutput } from './helpers/spawn.js';
+
+const ZAAK = { bronorganisatie: '517439943', verantwoordelijkeOrganisatie: '517439943', startdatum: '2024-01-01' };
+const SECRET = 'a-secret-of-at-least-thirty-two-bytes';
+const APPLICATION = { clientIds: ['zac'], label: 'Zaakafhandelcomponent', heeftAlleAutorisaties: true, autorisaties: [] };
+
+/** Runs the CLI to its end: exit code and everything it printed. */
+async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
+  const child = spawnTs('src/cli.ts', args, env);
+  const code = await exitCode(child);
+  return { code, output: child.output() };
+}
 
 describe('CLI and the embedded data directory', () => {
   let dir: string;
@@ -12,18 +27,31 @@ describe('CLI and the embedded data directory', () => {
   });
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
+  const configFile = async (config: unknown) => {
+    const file = path.join(dir, `config-${randomBytes(4).toString('hex')}.json`);
+    await writeFile(file, JSON.stringify(config));
+    return file;
+  };
+
   it('serve starts on a PGlite directory, answers, refuses a second process on the directory, and stops cleanly on SIGTERM', async () => {
     const dataDir = path.join(dir, 'data');
     const server = spawnTs('src/cli.ts', ['serve', '--database', dataDir, '--development', '--port', '0']);
     try {
       const [, base] = await waitForOutput(server, /serving (http:\/\/\S+)/);
       assert.match(server.output(), /DEVELOPMENT MODE/);
+      // The demo catalog's zaaktypen live on the server's own origin, whatever port it got.
       const created = await fetch(`${base}/zaken`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ zaaktype: 'http://localhost:8000/catalogi/api/v1/zaaktypen/0119dd4e-7be9-477e-bccf-75023b1453c1', bronorganisatie: '517439943', verantwoordelijkeOrganisatie: '517439943', startdatum: '2024-01-01' }),
+        body: JSON.stringify({ ...ZAAK, zaaktype: demoZaaktype('meldingOpenbareRuimte', base) }),
       });
-      assert.equal(created.status, 201);
+      assert.equal(created.status, 201, await created.clone().text());
+      const wrongPort = await fetch(`${base}/zaken`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...ZAAK, zaaktype: demoZaaktype('meldingOpenbareRuimte', 'http://localhost:1') }),
+      });
+      assert.equal(wrongPort.status, 400);
 
       await assert.rejects(pgliteStorage({ dataDir }), /in use by another zaakregister process/);
 
@@ -43,24 +71,152 @@ describe('CLI and the embedded data directory', () => {
     }
   });
 
-  it('migrate applies the migrations once; check-config reports problems by key', async () => {
-    const dataDir = path.join(dir, 'data');
-    const first = spawnTs('src/cli.ts', ['migrate', '--database', dataDir]);
-    assert.equal(await exitCode(first), 0, first.output());
-    assert.match(first.output(), /applied: core\/001_zaak/);
-    const second = spawnTs('src/cli.ts', ['migrate'], { DATABASE_URL: dataDir });
-    assert.equal(await exitCode(second), 0, second.output());
-    assert.match(second.output(), /database is up to date/);
+  it('answers JSON on GET / and on the base path, with links to the API and its OpenAPI document', async () => {
+    const server = spawnTs('src/cli.ts', ['serve', '--database', 'memory', '--development', '--port', '0']);
+    try {
+      const [, base] = await waitForOutput(server, /serving (http:\/\/\S+)/);
+      const origin = new URL(base).origin;
+      const root = await fetch(`${origin}/`);
+      assert.equal(root.status, 200);
+      assert.match(root.headers.get('content-type')!, /^application\/json/);
+      const index = (await root.json()) as { name: string; apis: { href: string; openapi: string }[] };
+      assert.equal(index.name, 'zaakregister');
+      assert.equal(index.apis[0].href, base);
+      assert.equal((await fetch(index.apis[0].openapi)).status, 200);
 
-    const good = path.join(dir, 'good.json');
-    await writeFile(good, JSON.stringify({ port: 8080, database: 'memory', allowedHosts: ['catalogi.example.nl'], catalog: { type: 'http' } }));
-    const ok = spawnTs('src/cli.ts', ['check-config', '--config', good]);
-    assert.equal(await exitCode(ok), 0, ok.output());
-    const bad = path.join(dir, 'bad.json');
-    await writeFile(bad, JSON.stringify({ port: 'acht', kleur: 'rood', catalog: { type: 'static' } }));
-    const refused = spawnTs('src/cli.ts', ['check-config', '--config', bad]);
-    assert.equal(await exitCode(refused), 1);
-    assert.match(refused.output(), /port: .*\(invalid\)/);
-    assert.match(refused.output(), /kleur: .*\(unknown\)/);
+      const apiRoot = await fetch(base);
+      assert.equal(apiRoot.status, 200);
+      const links = ((await apiRoot.json()) as { _links: Record<string, { href: string }> })._links;
+      assert.equal(links.self.href, base);
+      assert.equal(links.openapi.href, `${base}/openapi.json`);
+      assert.equal(links.zaken.href, `${base}/zaken`);
+
+      const unknown = await fetch(`${origin}/nergens`);
+      assert.equal(unknown.status, 404);
+      assert.match(unknown.headers.get('content-type')!, /^application\/problem\+json/);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
+  it('migrate applies the migrations once; check-config reports every problem by JSON path in one pass', async () => {
+    const dataDir = path.join(dir, 'data');
+    const first = await run(['migrate', '--database', dataDir]);
+    assert.equal(first.code, 0, first.output);
+    assert.match(first.output, /applied: core\/001_zaak/);
+    const second = await run(['migrate'], { DATABASE_URL: dataDir });
+    assert.equal(second.code, 0, second.output);
+    assert.match(second.output, /database is up to date/);
+
+    const good = await configFile({ port: 8080, database: 'memory', allowedHosts: ['catalogi.example.nl'], catalog: { type: 'http' }, clients: { zac: SECRET }, applications: [APPLICATION] });
+    const ok = await run(['check-config', '--config', good]);
+    assert.equal(ok.code, 0, ok.output);
+    const refused = await run(['check-config', '--config', await configFile({ port: 'acht', kleur: 'rood', catalog: { type: 'static' } })]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.output, /\/port: must be integer/);
+    assert.match(refused.output, /\/kleur: is not a known key/);
+    assert.match(refused.output, /\/catalog\/file: is required/);
+    // The authentication rules are reported in the same pass as the schema's.
+    assert.match(refused.output, /\/clients: is required/);
+  });
+
+  it('check-config accepts exactly what serve accepts: applications without client secrets, short secrets, allowWeakSecrets', async () => {
+    const withoutClients = await configFile({ database: 'memory', catalog: { type: 'http' }, applications: [APPLICATION] });
+    const shortSecret = await configFile({ database: 'memory', catalog: { type: 'http' }, applications: [APPLICATION], clients: { zac: 'geheim' } });
+    for (const [file, problem] of [
+      [withoutClients, /\/clients: is required/],
+      [shortSecret, /\/clients\/zac: the secret is 6 bytes; HS256 secrets need at least 32/],
+    ] as const) {
+      const checked = await run(['check-config', '--config', file]);
+      const served = await run(['serve', '--config', file, '--port', '0']);
+      assert.equal(checked.code, 1, checked.output);
+      assert.equal(served.code, 1, served.output);
+      assert.match(checked.output, problem);
+      assert.match(served.output, problem);
+    }
+
+    const weak = await configFile({ database: 'memory', catalog: { type: 'http' }, applications: [APPLICATION], clients: { zac: 'geheim' }, allowWeakSecrets: true });
+    const checked = await run(['check-config', '--config', weak]);
+    assert.equal(checked.code, 0, checked.output);
+    assert.match(checked.output, /"allowWeakSecrets" is on/);
+    const server = spawnTs('src/cli.ts', ['serve', '--config', weak, '--port', '0']);
+    try {
+      await waitForOutput(server, /serving http:/);
+      assert.match(server.output(), /"allowWeakSecrets" is on/);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
+  it('prints its version and a help text for every command; a wrong flag exits 2 with the usage', async () => {
+    const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const printed = await run([flag]);
+      assert.equal(printed.code, 0);
+      assert.equal(printed.output.trim(), version);
+    }
+    const help = await run(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.output, /Usage: zaakregister <command>/);
+    for (const command of ['serve', 'migrate', 'check-config', 'outbox']) {
+      const commandHelp = await run([command, '--help']);
+      assert.equal(commandHelp.code, 0, commandHelp.output);
+      assert.match(commandHelp.output, new RegExp(`Usage: zaakregister ${command}`));
+    }
+    const wrong = await run(['serve', '--prot', '9000']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.output, /--prot/);
+    assert.match(wrong.output, /Usage: zaakregister serve/);
+  });
+
+  it('a database that cannot be reached is one line naming the setting and the cause, with the stack only at debug level', async () => {
+    const refused = await run(['serve', '--development', '--port', '0', '--database', 'postgres://127.0.0.1:1/test']);
+    assert.equal(refused.code, 1);
+    const errorLines = refused.output.split('\n').filter((line) => line.startsWith('zaakregister:'));
+    assert.deepEqual(errorLines, ['zaakregister: cannot connect to PostgreSQL at postgres://127.0.0.1:1/test: connection refused; is PostgreSQL running on 127.0.0.1:1? (set by --database)']);
+    assert.doesNotMatch(refused.output, /^\s+at /m);
+
+    const fromEnv = await run(['migrate', '--log-level', 'debug'], { DATABASE_URL: 'postgres://127.0.0.1:1/test' });
+    assert.equal(fromEnv.code, 1);
+    assert.match(fromEnv.output, /connection refused.*\(set by DATABASE_URL\)/);
+    assert.match(fromEnv.output, /^\s+at /m);
+
+    if (BACKENDS.some((backend) => backend.name === 'PostgreSQL')) {
+      const missing = new URL(POSTGRES_URL);
+      missing.pathname = `/zaakregister_missing_${randomBytes(4).toString('hex')}`;
+      const noDatabase = await run(['migrate', '--database', missing.toString()]);
+      assert.equal(noDatabase.code, 1);
+      assert.match(noDatabase.output, new RegExp(`database "${missing.pathname.slice(1)}" does not exist \\(set by --database\\)`));
+      missing.pathname = '/test';
+      missing.username = `nobody_${randomBytes(3).toString('hex')}`;
+      const noRole = await run(['migrate', '--database', missing.toString()]);
+      assert.equal(noRole.code, 1);
+      assert.match(noRole.output, /role "nobody_\w+" does not exist \(set by --database\)/);
+    }
+  });
+
+  it('npm start serves the built CLI and stops on SIGTERM to npm', async () => {
+    const npm = spawn('npm', ['start', '--ignore-scripts', '--silent', '--', '--port', '0', '--database', 'memory'], {
+      cwd: ROOT,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout.on('data', (d) => (output += d));
+    npm.stderr.on('data', (d) => (output += d));
+    const served = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = output.match(/serving (http:\/\/\S+)/);
+        if (match) resolve(match[1]);
+      };
+      npm.stdout.on('data', check);
+      npm.stderr.on('data', check);
+      npm.once('exit', () => reject(new Error(`npm start exited early:\n${output}`)));
+    });
+    assert.equal((await fetch(`${served}/zaken`)).status, 200);
+    npm.kill('SIGTERM');
+    await exitCode(npm);
+    assert.match(output, /SIGTERM received, shutting down/);
+    await assert.rejects(fetch(`${served}/zaken`), /fetch failed/);
   });
 });

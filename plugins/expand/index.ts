@@ -1,6 +1,7 @@
 import {
   ProblemError,
   RemoteError,
+  remoteReason,
   hasAnyScope,
   type CatalogKind,
   type Plugin,
@@ -138,7 +139,7 @@ async function catalogLookup(ctx: RequestContext, kind: CatalogTarget, url: stri
     return { ...(kind === 'zaaktype' ? await ctx.registry.catalog.zaaktype(url) : await ctx.registry.catalog.get(kind, url)) };
   } catch (error) {
     if (!(error instanceof RemoteError)) throw error;
-    const detail = `${kind} ${url} kan niet worden opgenomen: ${error.message}`;
+    const detail = `${kind} ${url} kan niet worden opgenomen: ${remoteReason(error)}`;
     // An outage or timeout is the catalog's failure, worth a retry: 502 as elsewhere.
     throw new ProblemError(UNRESOLVABLE.has(error.reason) ? 'expand-unavailable' : 'bad_gateway', { detail });
   }

@@ -27,7 +27,7 @@ type RemoteKind = keyof typeof SHAPES;
 
 function assertShape(kind: RemoteKind, url: string, value: unknown): void {
   const ok = !!value && typeof value === 'object' && !Array.isArray(value) && SHAPES[kind].every((f) => typeof (value as Record<string, unknown>)[f] === 'string');
-  if (!ok) throw new RemoteError('invalid-resource', url, `${url} is geen ${kind}`);
+  if (!ok) throw new RemoteError('invalid-resource', url, `${url} is geen ${kind}.`);
 }
 
 /**

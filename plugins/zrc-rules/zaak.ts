@@ -63,7 +63,7 @@ export async function validateZaak(ctx: RequestContext, lookups: Lookups): Promi
         const field = `relevanteAndereZaken.${index}.url`;
         try {
           if (related.url.startsWith(`${ctx.baseUrl}/`)) {
-            if (!(await ctx.registry.zaken.find(ctx, related.url))) throw new RemoteError('status', related.url, `${related.url} bestaat niet.`, 404);
+            if (!(await ctx.registry.zaken.find(ctx, related.url))) throw new RemoteError('status', related.url, `${related.url} does not exist`, 404);
           } else {
             await lookups.remoteZaak(ctx, related.url);
           }

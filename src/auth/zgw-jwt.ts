@@ -2,6 +2,7 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, errors, type JWTPayloa
 import type { Plugin, Principal, RequestContext } from '../plugin.js';
 import { ProblemError } from '../problem.js';
 import type { Applicatie, AuthorizationSource } from './types.js';
+import { queryParameters } from '../http/query.js';
 
 /** The secret of each client id, or a function that looks one up (undefined: unknown client). */
 export type ClientSecrets = Record<string, string> | ((clientId: string) => string | undefined | Promise<string | undefined>);
@@ -114,7 +115,8 @@ function principalFor(clientId: string, claims: JWTPayload, application: Applica
 }
 
 function refuseQueryToken(ctx: RequestContext): void {
-  const name = QUERY_TOKEN_NAMES.find((candidate) => Object.hasOwn(ctx.req.query, candidate));
+  const query = queryParameters(ctx.req);
+  const name = QUERY_TOKEN_NAMES.find((candidate) => query.has(candidate));
   if (!name) return;
   throw new ProblemError('not_authenticated', {
     detail: `Een token in de query parameter '${name}' wordt nooit geaccepteerd; stuur het in de Authorization header (Bearer).`,

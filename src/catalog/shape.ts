@@ -4,8 +4,8 @@ import { CATALOG_KINDS, ZAAKTYPE_LIST_FIELD, type CatalogClient, type CatalogKin
 /** Throws `invalid-resource` unless `value` has the fields of a catalog resource of `kind`. */
 export function assertKind(kind: CatalogKind, url: string, value: unknown): CatalogObject {
   const missing =
-    !value || typeof value !== 'object' ? ['(not an object)'] : CATALOG_KINDS[kind].filter((field) => !(field in (value as object)));
-  if (missing.length) throw new RemoteError('invalid-resource', url, `${url} is not a ${kind} (missing ${missing.join(', ')})`);
+    !value || typeof value !== 'object' ? ['(geen object)'] : CATALOG_KINDS[kind].filter((field) => !(field in (value as object)));
+  if (missing.length) throw new RemoteError('invalid-resource', url, `${url} is geen ${kind} (ontbrekende velden: ${missing.join(', ')}).`);
   return value as CatalogObject;
 }
 

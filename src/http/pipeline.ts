@@ -7,6 +7,7 @@ import { pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
 import { problemResponse } from './problem-response.js';
+import { queryParameters } from './query.js';
 
 
 /** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
@@ -25,17 +26,16 @@ function parseValue(parameter: QueryParameter, raw: string): unknown {
 
 function parseQuery(operation: Operation, req: Request): Record<string, unknown> {
   const known = new Map((operation.queryParameters ?? []).map((p) => [p.name, p]));
-  const raw = req.query as Record<string, string | string[]>;
-  const unknown = Object.keys(raw).filter((name) => !known.has(name));
+  const raw = queryParameters(req);
+  const unknown = [...raw.keys()].filter((name) => !known.has(name));
   if (unknown.length) {
     throw invalidParam('nonFieldErrors', 'unknown-parameters', `Onbekende query parameters: ${unknown.join(', ')}`);
   }
   const query: Record<string, unknown> = {};
   const errors: InvalidParam[] = [];
-  for (const [name, value] of Object.entries(raw)) {
+  for (const [name, value] of raw) {
     const parameter = known.get(name)!;
-    // A repeated parameter counts once, the last value (as Django does).
-    const parsed = parseValue(parameter, Array.isArray(value) ? String(value[value.length - 1]) : String(value));
+    const parsed = parseValue(parameter, value);
     errors.push(...validate(parameter.schema, parsed, name));
     query[name] = parsed;
   }

@@ -3,13 +3,35 @@ import { DeliveryError } from '../outbox/dispatcher.js';
 import { RemoteError } from './fetch.js';
 
 /**
+ * Why a remote look-up failed, in the API's language (Dutch); the error's own message stays English
+ * for the logs, except `invalid-resource`, whose message already names what the resource lacks.
+ */
+export function remoteReason(error: RemoteError): string {
+  switch (error.reason) {
+    case 'not-allowed':
+      return `${error.url}: deze host is niet toegestaan.`;
+    case 'timeout':
+      return `${error.url} antwoordde niet op tijd.`;
+    case 'network':
+      return `${error.url} is niet bereikbaar.`;
+    case 'too-large':
+      return `Het antwoord van ${error.url} is te groot.`;
+    case 'status':
+      return error.status === 404 ? `${error.url} bestaat niet.` : `${error.url} antwoordde met status ${error.status ?? 'onbekend'}.`;
+    case 'not-json':
+      return `${error.url} antwoordde niet met JSON.`;
+    case 'invalid-resource':
+      return error.message;
+  }
+}
+
+/**
  * A failed look-up of a URL the client sent in `field`: 400 `invalid-resource` when it answered but
  * is not that kind of resource, else `bad-url` (not 200, host not allowed, timeout). Other errors pass.
  */
 export function referenceError(field: string, error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
-  if (error.reason === 'invalid-resource') return invalidParam(field, 'invalid-resource', error.message);
-  return invalidParam(field, 'bad-url', error.reason === 'not-allowed' ? `${error.url}: deze host is niet toegestaan.` : error.message);
+  return invalidParam(field, error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url', remoteReason(error));
 }
 
 /**
@@ -21,7 +43,7 @@ export async function upstream<T>(what: string, load: () => Promise<T>): Promise
     return await load();
   } catch (error) {
     if (!(error instanceof RemoteError)) throw error;
-    throw new ProblemError('bad_gateway', { detail: `${what} kan niet worden opgehaald: ${error.message}` });
+    throw new ProblemError('bad_gateway', { detail: `${what} kan niet worden opgehaald: ${remoteReason(error)}` });
   }
 }
 

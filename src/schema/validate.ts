@@ -115,8 +115,11 @@ function toInvalidParam(error: ErrorObject, prefix: string): InvalidParam | unde
       return { name: joinName(prefix, error.instancePath), code: String(p.code), reason: error.message ?? 'Ongeldig RSIN.' };
     case 'format':
       return { name: joinName(prefix, error.instancePath), code: 'invalid', reason: `Ongeldige waarde voor formaat ${String(p.format)}.` };
+    case 'pattern':
+      return { name: joinName(prefix, error.instancePath), code: 'invalid', reason: `Waarde voldoet niet aan het patroon ${String(p.pattern)}.` };
     default:
-      return { name: joinName(prefix, error.instancePath), code: 'invalid', reason: error.message ?? 'Ongeldige waarde.' };
+      // ajv's own messages are English; the API answers in Dutch.
+      return { name: joinName(prefix, error.instancePath), code: 'invalid', reason: 'Ongeldige waarde.' };
   }
 }
 
