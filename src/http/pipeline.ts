@@ -136,6 +136,12 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         await host.run('validate', ctx);
         await services.storage.transaction(async (tx) => {
           ctx.tx = tx;
+          if (operation.lock) {
+            // Authorized again on the locked rows: what `load` read may have changed since.
+            await operation.lock(ctx);
+            checkScopes(operation, ctx);
+            await host.run('authorize', ctx);
+          }
           await host.run('beforeWrite', ctx);
           await operation.execute(ctx);
           await host.run('afterWrite', ctx);
