@@ -4,6 +4,8 @@ import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
 import { DEVELOPMENT_WARNING, developmentMode } from './development.js';
+import { errorHandler } from './http/error-handler.js';
+import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
 import { consoleLogger, type Logger } from './log.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
@@ -246,6 +248,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       app.disable('x-powered-by');
       app.set('etag', false);
       mount(app);
+      // Outside the API's base paths too, answers are problems, not Express's HTML pages.
+      app.use(notFound);
+      app.use(errorHandler(log));
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(port, hostname ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(s)));
       });

@@ -16,7 +16,8 @@ function raw(base: string, path: string, options: { method?: string; headers?: R
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: text ? JSON.parse(text) : undefined });
+          const json = String(res.headers['content-type']).includes('json');
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: json && text ? JSON.parse(text) : text });
         });
       },
     );
@@ -121,6 +122,25 @@ for (const backend of BACKENDS) {
       const pair = await api.request('/zaken', { method: 'POST', json: zaakInput({ omschrijving: 'ok \ud83d\ude00' }) });
       assert.equal(pair.status, 201, pair.text);
       assert.equal(pair.body.omschrijving, 'ok \ud83d\ude00');
+    });
+
+    it('refuses the year 0000, which PostgreSQL has no dates for, in filters and fields', async () => {
+      for (const query of ['startdatum=0000-01-01', 'einddatumGepland__lt=0000-12-31']) {
+        const response = await api.request(`/zaken?${query}`);
+        assert.equal(response.status, 400, `${query}: ${response.text}`);
+        assert.deepEqual(response.body.invalidParams.map((p: any) => [p.name, p.code]), [[query.split('=')[0], 'invalid']]);
+      }
+      const zaak = await api.request('/zaken', { method: 'POST', json: zaakInput({ startdatum: '0000-03-01' }) });
+      assert.equal(zaak.status, 400, zaak.text);
+      assert.equal(zaak.body.invalidParams[0].name, 'startdatum');
+      const status = await api.request('/statussen', { method: 'POST', json: { zaak: zaak.body.url ?? '', statustype: TYPES.statustypeStart, datumStatusGezet: '0000-03-01T10:00:00Z' } });
+      assert.equal(status.status, 400, status.text);
+      assert.ok(status.body.invalidParams.some((p: any) => p.name === 'datumStatusGezet'), status.text);
+    });
+
+    it('answers a path outside the API on its own server with a problem too', async () => {
+      const outside = await raw(api.base.replace(/\/zaken\/api\/v1$/, ''), '/zaken/api/x', { method: 'PATCH' });
+      assertProblem(outside, 404, 'not_found', 'outside the base path');
     });
 
     it('refuses JSON nested deeper than the documented limit before walking it, and accepts it up to the limit', async () => {

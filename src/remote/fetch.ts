@@ -12,7 +12,7 @@ export interface RemoteOptions {
    * connection is made: the SSRF guard for URLs that clients send.
    */
   allowedHosts: string[];
-  /** Per request, default 5000 ms. */
+  /** One deadline per request over the whole exchange (connecting, headers, body), default 5000 ms. */
   timeoutMs?: number;
   /** Largest response body accepted, default 1 MiB. */
   maxBytes?: number;
