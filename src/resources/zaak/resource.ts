@@ -134,15 +134,16 @@ async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: num
 const lockedRows = new WeakMap<RequestContext, ZaakRow>();
 
 /**
- * Inside the write's transaction: the zaak the request changes or removes and a hoofdzaak it links,
- * locked in uuid order (the order zrc-rules locks them in) and read again. `ctx.zaak` and
+ * Inside the write's transaction: the zaak the request changes or removes and a hoofdzaak it links
+ * anew, locked in uuid order (the order zrc-rules locks them in) and read again. `ctx.zaak` and
  * `ctx.current` are then the zaak as it is now, and the hoofdzaak's access is decided on it as locked.
  */
 async function lockZaken(ctx: RequestContext): Promise<void> {
   const tx = ctx.tx!;
   const own: string | undefined = ctx.params.uuid;
-  const link = ctx.data?.hoofdzaak;
-  const linked = typeof link === 'string' && link ? localZaakUuid(ctx.baseUrl, link) : undefined;
+  const uuidOf = (url: unknown) => (typeof url === 'string' && url ? localZaakUuid(ctx.baseUrl, url) : undefined);
+  // A hoofdzaak the zaak already has is left alone, as zrc-rules does: no lock a destroy of it could wait on.
+  const linked = uuidOf(ctx.data?.hoofdzaak) !== uuidOf(ctx.current?.hoofdzaak) ? uuidOf(ctx.data?.hoofdzaak) : undefined;
   for (const uuid of [...new Set([own, linked].filter((u): u is string => !!u))].sort()) {
     if (uuid !== own) {
       await findZaakByUuid(tx, uuid, { forUpdate: true });
