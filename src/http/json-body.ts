@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ProblemError, invalidParam } from '../problem.js';
-import { MAX_JSON_DEPTH, tooDeep } from '../schema/characters.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../schema/input-limits.js';
 
 const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'], strict: false });
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

@@ -3,7 +3,7 @@ import type { Operation, QueryParameter } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
-import { characterErrors } from '../schema/characters.js';
+import { characterErrors } from '../schema/input-limits.js';
 import { pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
