@@ -10,6 +10,8 @@
  *  4. preHandler    first        the first hook to return a response answers instead of the operation
  *                                (a 304 from a cache); the steps up to serialize are then skipped
  *  5. validate      sequential   writes only: business rules, outside the transaction (may fetch remote data)
+ *     (core)                     writes only, inside the transaction: lock the zaken the write acts on,
+ *                                check the scopes and run `authorize` again on them as they are now
  *  6. beforeWrite   sequential   writes only, inside the transaction: derive fields on `ctx.data`
  *     (core)                     the storage write, in the same transaction
  *  7. afterWrite    sequential   writes only, same transaction: audit rows, outbox rows

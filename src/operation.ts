@@ -57,6 +57,14 @@ export interface Operation {
    * defaults, derived values, resolved references). Default: data = body.
    */
   prepare?: (ctx: RequestContext) => Promise<void>;
+  /**
+   * Writes, first thing inside the transaction: lock the rows of the zaken the write acts on and set
+   * `ctx.zaak` (and what `accessSubjects` answers) from them as they are now. The core then checks the
+   * scopes and runs the `authorize` hooks again: a change committed since `load` (a zaak made more
+   * confidential, a record moved) is decided on before anything is written, and the answer shows
+   * nothing the client may not see.
+   */
+  lock?: (ctx: RequestContext) => Promise<void>;
   /** Do the work: read, or write within `ctx.tx`; set `ctx.response` (and `ctx.result` for writes). */
   execute: (ctx: RequestContext) => Promise<void>;
   /** OpenAPI details: summary, description, the 2xx response schema, extra response headers. */

@@ -108,7 +108,10 @@ export interface RequestHooks {
   onRequest: Hook<[ctx: RequestContext]>;
   /** First: the first hook to return a principal wins. No principal on a protected operation → 401. */
   authenticate: Hook<[ctx: RequestContext], Principal | undefined>;
-  /** Sequential. After input is parsed and the current record loaded; throw a 403 problem to refuse. */
+  /**
+   * Sequential. After input is parsed and the current record loaded; throw a 403 problem to refuse.
+   * Writes on zaken run it again inside their transaction, with `ctx.tx` set and `ctx.zaak` as locked.
+   */
   authorize: Hook<[ctx: RequestContext]>;
   /**
    * First: after `authorize`, before the operation's work (and, for writes, before `validate`). The

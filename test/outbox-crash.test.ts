@@ -17,8 +17,7 @@ const eventually = <T>(check: () => T | Promise<T>) => waitFor(check, 30_000);
 /**
  * Where the child processes find the database: PostgreSQL, a fresh database of the backend helper
  * (its URL); PGlite, a data directory (the in-memory database of the helper cannot be shared between
- * processes). On PGlite the resuming child first waits until the killed child's directory lock is
- * stale (proper-lockfile, ~10-15 s), so that variant takes that much longer.
+ * processes), whose lock the resuming child takes over from the killed one.
  */
 async function database(backendName: string): Promise<{ location: string; rowCount(): Promise<number>; close(): Promise<void> }> {
   const count = async (storage: Storage) => Number((await storage.knex('outbox').count({ n: '*' }))[0].n);
@@ -46,7 +45,7 @@ async function database(backendName: string): Promise<{ location: string; rowCou
 
 for (const backend of BACKENDS) {
   describe(`Outbox across a crash on ${backend.name}`, function () {
-    // PGlite: two process start-ups with a fresh data directory, and the wait for the stale lock (~25 s in all).
+    // PGlite: two process start-ups with a fresh data directory.
     if (backend.name === 'PGlite') this.timeout(120_000);
     it('a delivery in flight when its process is killed is delivered by the next process once the claim expires', async () => {
       const requests: RecordedRequest[] = [];

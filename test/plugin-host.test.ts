@@ -38,10 +38,10 @@ describe('plugin host and request lifecycle', () => {
     for (const key of Object.keys(failures)) delete failures[key];
   });
 
-  it('runs the hooks of a write in lifecycle order, pre/post respected, write hooks inside the transaction', async () => {
+  it('runs the hooks of a write in lifecycle order, pre/post respected, write hooks (and authorize again) inside the transaction', async () => {
     const created = await api.request('/zaken', { method: 'POST', json: zaakInput({ omschrijving: 'x' }) });
     assert.equal(created.status, 201);
-    assert.deepEqual(calls, ['pre:onRequest', 'onRequest', 'post:onRequest', 'authorize', 'validate', 'beforeWrite(tx)', 'afterWrite(tx)', 'afterCommit', 'serialize', 'onResponse']);
+    assert.deepEqual(calls, ['pre:onRequest', 'onRequest', 'post:onRequest', 'authorize', 'validate', 'authorize(tx)', 'beforeWrite(tx)', 'afterWrite(tx)', 'afterCommit', 'serialize', 'onResponse']);
     assert.equal(created.body.traced, true, 'serialize may replace the body');
     assert.equal(created.headers.get('x-gemeente-regels'), 'omschrijving-verplicht');
   });

@@ -10,8 +10,8 @@ type Zaak = Record<string, unknown>;
 const isStatusCreate = (ctx: RequestContext) => ctx.operation.resource === 'status' && ctx.operation.action === 'create';
 
 /**
- * Open, closed, reopened (spec: States and transitions). Checked when authorizing, and again with
- * the zaak's row locked inside the transaction, so a zaak closed by a concurrent request is seen.
+ * Open, closed, reopened (spec: States and transitions). Checked when authorizing, which the core
+ * repeats inside the write's transaction on the locked zaak: a zaak closed by a concurrent request is seen.
  */
 export function lifecycle(lookups: Lookups) {
   const closing = new WeakMap<RequestContext, Promise<boolean>>();
@@ -106,8 +106,8 @@ export function lifecycle(lookups: Lookups) {
 
     /**
      * Locks the zaken the write touches, and `also` (a hoofdzaak being linked), in uuid order (one
-     * order for every request, so they cannot deadlock each other), then checks the state on the
-     * locked rows: closed since authorization, closing, destruction.
+     * order for every request, so they cannot deadlock each other; the core's writes hold them already),
+     * then checks the state on the locked rows: closing, destruction.
      */
     async beforeWrite(ctx: RequestContext, also: string[] = []): Promise<void> {
       const { resource, action } = ctx.operation;
@@ -117,8 +117,6 @@ export function lifecycle(lookups: Lookups) {
       for (const uuid of uuids) {
         const now = await ctx.registry.zaken.find(ctx, uuid, { lock: true });
         if (!now) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-        const before = touched.find((z) => z.uuid === uuid);
-        if (before && now.einddatum !== before.einddatum) await refuseIfClosed(ctx, now);
         if (uuid === ctx.zaak?.uuid) locked.set(ctx, now);
       }
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await checkClosing(ctx, locked.get(ctx)!);

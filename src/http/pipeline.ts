@@ -3,6 +3,7 @@ import type { Operation, QueryParameter } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
+import { characterErrors } from '../schema/input-limits.js';
 import { pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
@@ -35,6 +36,11 @@ function parseQuery(operation: Operation, req: Request): Record<string, unknown>
   const errors: InvalidParam[] = [];
   for (const [name, value] of raw) {
     const parameter = known.get(name)!;
+    const unstorable = characterErrors(value, name);
+    if (unstorable.length) {
+      errors.push(...unstorable);
+      continue;
+    }
     const parsed = parseValue(parameter, value);
     errors.push(...validate(parameter.schema, parsed, name));
     query[name] = parsed;
@@ -50,20 +56,27 @@ function parseBody(operation: Operation, req: Request): Record<string, unknown> 
     throw invalidParam('nonFieldErrors', 'invalid', 'Verwacht een JSON-object als inhoud van het verzoek.');
   }
   const declared = pickDeclared(operation.requestBody, body as Record<string, unknown>);
+  // Before the schema: a format check on such a string would only blur which field is wrong.
+  const unstorable = characterErrors(declared);
+  if (unstorable.length) throw validationError(unstorable);
   const errors = validate(operation.requestBody, declared);
   if (errors.length) throw validationError(errors);
   return declared;
 }
 
-/** Writes the response with `res.end`: no framework-computed ETag; the caching plugin owns that header. */
+/**
+ * Writes the response with `res.end`: no framework-computed ETag; the caching plugin owns that header.
+ * The body is serialized before any header is set, so a body that cannot be still leaves room for a problem.
+ */
 function send(res: Response, response: ResponseState): void {
+  const empty = response.body === undefined || response.status === 204 || response.status === 304;
+  const payload = empty ? undefined : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body));
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.status(response.status);
-  if (response.body === undefined || response.status === 204 || response.status === 304) {
+  if (!payload) {
     res.end();
     return;
   }
-  const payload = Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body));
   if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', payload.length);
   res.end(payload);
@@ -122,6 +135,12 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         await host.run('validate', ctx);
         await services.storage.transaction(async (tx) => {
           ctx.tx = tx;
+          if (operation.lock) {
+            // Authorized again on the locked rows: what `load` read may have changed since.
+            await operation.lock(ctx);
+            checkScopes(operation, ctx);
+            await host.run('authorize', ctx);
+          }
           await host.run('beforeWrite', ctx);
           await operation.execute(ctx);
           await host.run('afterWrite', ctx);
@@ -143,6 +162,11 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       if (!ctx.error) ctx.response = problemResponse(error, services.log, { operation: operation.id });
       else services.log.error('onResponse failed while answering an error', { error: String(error) });
     }
-    send(res, ctx.response);
+    try {
+      send(res, ctx.response);
+    } catch (error) {
+      // The last resort: a body that cannot be serialized is still answered, as a problem.
+      send(res, problemResponse(error, services.log, { operation: operation.id }));
+    }
   };
 }

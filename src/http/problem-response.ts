@@ -12,21 +12,39 @@ function retryable(error: unknown): boolean {
   return RETRYABLE.has(String((cause as { code?: unknown } | undefined)?.code));
 }
 
-/** The one serializer from any thrown value to a problem+json response; unknown errors are a logged 500. */
+/** The stack of an error and of the errors that caused it (a plugin's hook wraps what it threw). */
+function stackOf(error: unknown): string {
+  const lines: string[] = [];
+  for (let cause = error, depth = 0; cause !== undefined && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    lines.push((depth ? 'Caused by: ' : '') + (cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)));
+    if (!(cause instanceof Error)) break;
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The one serializer from any thrown value to a problem+json response. An error nobody foresaw is a
+ * 500 that tells the client nothing but its `instance`, the id it is logged under with its stack.
+ */
 export function problemResponse(error: unknown, log: Logger, context: Record<string, unknown> = {}): ResponseState {
   let problem: ProblemError;
   if (error instanceof ProblemError) {
     problem = error;
+  } else if (error instanceof URIError && (error as { status?: unknown }).status === 400) {
+    // The router could not decode a path parameter (`/zaken/%zz`).
+    problem = new ProblemError('parse_error', { detail: 'Het pad bevat een ongeldige %-codering.' });
   } else if (retryable(error)) {
     log.warn('transaction aborted by a concurrent one; answered 409', { ...context, error: String(error) });
     problem = new ProblemError('conflict', { detail: 'Een gelijktijdige wijziging kwam ertussen; probeer het opnieuw.' });
   } else {
-    const details: Record<string, unknown> = { ...context, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
-    if (error instanceof PluginError) Object.assign(details, { plugin: error.plugin, hook: error.hook });
-    log.error('request failed', details);
     problem = new ProblemError('error');
   }
   const body = problem.toBody();
+  if (problem.code === 'error') {
+    const details: Record<string, unknown> = { ...context, instance: body.instance, error: stackOf(error) };
+    if (error instanceof PluginError) Object.assign(details, { plugin: error.plugin, hook: error.hook });
+    log.error('request failed', details);
+  }
   return {
     status: problem.status,
     headers: { 'content-type': PROBLEM_JSON, ...(problem.headers ?? {}) },

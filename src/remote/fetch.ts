@@ -12,7 +12,7 @@ export interface RemoteOptions {
    * connection is made: the SSRF guard for URLs that clients send.
    */
   allowedHosts: string[];
-  /** Per request, default 5000 ms. */
+  /** One deadline per request over the whole exchange (connecting, headers, body), default 5000 ms. */
   timeoutMs?: number;
   /** Largest response body accepted, default 1 MiB. */
   maxBytes?: number;
@@ -103,24 +103,36 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  /** One request to an allowed host, with its credentials, a timeout and no redirects. */
-  async function send(method: string, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
+  /**
+   * One exchange with an allowed host, with its credentials and no redirects, under one deadline:
+   * connecting, the headers and `read`ing the body all end by `timeoutMs` (a host that trickles its
+   * body is as late as one that never answers).
+   */
+  async function exchange<T>(method: string, url: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: Response) => Promise<T>): Promise<T> {
     const parsed = parse(url);
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
     const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const deadline = new AbortController();
+    // A timer of our own, held until the exchange ends: an AbortSignal.timeout() that nothing refers to
+    // any more (once fetch has the headers) may be garbage-collected before it fires.
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
     try {
-      return await fetch(parsed, {
+      const response = await fetch(parsed, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         redirect: 'error',
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+        signal,
       });
+      return await read(response);
     } catch (error) {
-      const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new RemoteError('timeout', url, `no answer from ${url} within ${timeoutMs} ms`);
+      if (error instanceof RemoteError) throw error;
+      if (signal.aborted) throw new RemoteError('timeout', url, `no complete answer from ${url} within ${timeoutMs} ms`);
       throw new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -141,17 +153,19 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
 
   return {
     isAllowed,
-    async getJson<T>(url: string, options: RemoteCallOptions = {}): Promise<T> {
-      const response = await send('GET', url, undefined, options.signal);
-      if (response.status !== 200) return refuseStatus(response, url, 'GET');
-      const json = await readJson<T>(response, url);
-      if (json === undefined) throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
-      return json;
+    getJson<T>(url: string, options: RemoteCallOptions = {}): Promise<T> {
+      return exchange('GET', url, undefined, options.signal, async (response) => {
+        if (response.status !== 200) return refuseStatus(response, url, 'GET');
+        const json = await readJson<T>(response, url);
+        if (json === undefined) throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
+        return json;
+      });
     },
-    async sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options: RemoteCallOptions = {}): Promise<T | undefined> {
-      const response = await send(method, url, body, options.signal);
-      if (response.status < 200 || response.status > 299) return refuseStatus(response, url, method);
-      return readJson<T>(response, url);
+    sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options: RemoteCallOptions = {}): Promise<T | undefined> {
+      return exchange(method, url, body, options.signal, async (response) => {
+        if (response.status < 200 || response.status > 299) return refuseStatus(response, url, method);
+        return readJson<T>(response, url);
+      });
     },
   };
 }

@@ -16,14 +16,25 @@ export const addFormats = unwrap(addFormatsModule);
 // Contract patterns are Python regular expressions (`[a-z\_]+`): no unicode flag, which rejects such escapes.
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true, unicodeRegExp: false });
 addFormats(ajv);
+/**
+ * A real calendar date (2024-02-30 is not), so the database never sees one it refuses. Year 0000 is
+ * none either: PostgreSQL counts 1 BC, 1 AD, without a year 0.
+ */
+function calendarDate(y: string, mo: string, d: string): boolean {
+  const date = new Date(Date.UTC(+y, +mo - 1, +d));
+  return +y > 0 && date.getUTCMonth() === +mo - 1 && date.getUTCDate() === +d;
+}
+ajv.addFormat('date', (value: string) => {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  return !!match && calendarDate(match[1], match[2], match[3]);
+});
 // Existing ZGW clients send date-times with and without an offset; both are valid input.
 ajv.addFormat('date-time', (value: string) => {
   const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?$/i.exec(value);
   if (!match) return false;
   const [, y, mo, d, h, mi, , s = '0', , , oh = '0', om = '0'] = match;
-  // A real calendar date and clock time (2024-02-30 or 25:61 are not), so the database never sees them.
-  const date = new Date(Date.UTC(+y, +mo - 1, +d));
-  return date.getUTCMonth() === +mo - 1 && date.getUTCDate() === +d && +h < 24 && +mi < 60 && +s < 60 && +oh < 24 && +om < 60;
+  // And a real clock time (25:61 is not).
+  return calendarDate(y, mo, d) && +h < 24 && +mi < 60 && +s < 60 && +oh < 24 && +om < 60;
 });
 // URL fields may be blank (`""`, as in DRF); required ones say `minLength: 1`. ZGW URLs are http(s).
 ajv.addFormat('uri', (value: string) => value === '' || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(value));

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
 import knexFactory from 'knex';
-import lockfile from 'proper-lockfile';
+import { DirectoryInUseError, lockDirectory } from './directory-lock.js';
 import { knexStorage } from './knex-storage.js';
 import { registryTypes } from './pg-types.js';
 import type { Storage } from './types.js';
@@ -57,23 +57,18 @@ export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
   });
 }
 
+/** The directory's lock (`<dir>.lock`): one process at a time; the lock of one that died is taken over at once. */
 async function lockDataDirectory(dataDir: string): Promise<() => Promise<void>> {
   await mkdir(dataDir, { recursive: true });
   const lockPath = `${dataDir}.lock`;
   try {
-    return await lockfile.lock(dataDir, {
-      lockfilePath: lockPath,
-      realpath: false,
-      retries: 0,
-      stale: 15_000,
-      update: 5_000,
-      onCompromised: (error) => process.stderr.write(`[zaakregister] error: lock on ${dataDir} lost: ${error.message}\n`),
-    });
+    return await lockDirectory(lockPath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+    if (error instanceof DirectoryInUseError) {
       throw new Error(
-        `the data directory ${dataDir} is in use by another zaakregister process (lock ${lockPath}). ` +
+        `the data directory ${dataDir} is in use by another zaakregister process (pid ${error.owner.pid} on ${error.owner.hostname}, lock ${lockPath}). ` +
           'Stop that process, or point --database at another directory.',
+        { cause: error },
       );
     }
     throw error;

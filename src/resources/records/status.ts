@@ -43,7 +43,7 @@ export const statusDefinition: ZaakRecordDefinition = {
     },
   ],
   joins: (query) => void query.leftJoin('rol as gezetdoor', 'gezetdoor.id', 'status.gezetdoor_id').select({ gezetdoor_uuid: 'gezetdoor.uuid' }),
-  async prepare(data, { ctx, db, zaak }) {
+  async authorize({ ctx, db, zaak }) {
     // zaken.aanmaken alone (without statussen.toevoegen or heropenen) sets only a zaak's first status.
     // Service-layer writes have no caller to restrict.
     const granted = ctx.principal ? grantedScopes(ctx.principal, { zaaktype: String(zaak.zaaktype), vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding) }) : 'all';
@@ -51,6 +51,8 @@ export const statusDefinition: ZaakRecordDefinition = {
     if (onlyCreate && (await db('status').where({ zaak_id: zaak.id }).first('id'))) {
       throw new ProblemError('permission_denied', { detail: ONLY_FIRST_STATUS });
     }
+  },
+  async prepare(data, { ctx, db, zaak }) {
     if (!data.gezetdoor) return { gezetdoor_id: null };
     const uuid = localUuid(ctx.baseUrl, '/rollen', String(data.gezetdoor));
     if (!uuid) throw invalidParam('gezetdoor', 'no_match', 'Ongeldige hyperlink - geen URL van een rol in deze registratie.');

@@ -80,6 +80,11 @@ export interface ZaakRecordDefinition {
   /** Rules beyond the schema, on the complete record after the change. */
   check?(record: Record<string, unknown>): InvalidParam[];
   /**
+   * Authorization beyond the scopes that depends on the zaak's records (zaken.aanmaken sets only a
+   * first status): before the write's look-ups, and again inside its transaction on the locked zaak.
+   */
+  authorize?(context: PrepareContext): Promise<void>;
+  /**
    * Resolves references and derives stored values before the write (catalog look-ups, local links):
    * sets derived API fields on `data`, returns columns that are no API field (a resolved link's id).
    */
@@ -243,11 +248,45 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     const record = { ...(ctx.current ?? {}), ...data };
     const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
     if (errors.length) throw validationError(errors);
-    const columns = (await def.prepare?.(data, { ctx, db: ctx.registry.storage.knex, creating, zaak, current })) ?? {};
+    const context: PrepareContext = { ctx, db: ctx.registry.storage.knex, creating, zaak, current };
+    await def.authorize?.(context);
+    const columns = (await def.prepare?.(data, context)) ?? {};
     if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
     state.set(ctx, { zaak, row: current, columns });
   }
+  /**
+   * Inside the write's transaction: the zaken it touches (the record's, and the one it moves to), locked
+   * in uuid order and read again, so the scopes and the definition's own authorization are decided on
+   * them as they are now.
+   */
+  async function lockZaken(ctx: RequestContext): Promise<void> {
+    const tx = ctx.tx!;
+    const current = state.get(ctx)!;
+    const subjects = subjectsByCtx.get(ctx) ?? [zaakSummary(current.zaak, ctx.baseUrl)];
+    const locked = new Map<string, ZaakRow>();
+    for (const uuid of [...new Set(subjects.map((subject) => String(subject.uuid)))].sort()) {
+      const row = await findZaakByUuid(tx, uuid, { forUpdate: true });
+      if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+      locked.set(uuid, row);
+    }
+    const now = subjects.map((subject) => zaakSummary(locked.get(String(subject.uuid))!, ctx.baseUrl));
+    subjectsByCtx.set(ctx, now);
+    ctx.zaak = now[now.length - 1];
+    const zaak = locked.get(current.zaak.uuid)!;
+    state.set(ctx, { ...current, zaak });
+    await def.authorize?.({ ctx, db: tx, creating: !current.row, zaak, current: current.row });
+  }
+
+  /** The record, locked; refused when it moved to another zaak since it was authorized on its zaak as read. */
+  async function lockedRecordOf(ctx: RequestContext): Promise<RecordRow> {
+    const { row } = state.get(ctx)!;
+    const locked = await findRow(ctx.tx!, row!.uuid, undefined, true);
+    if (!locked) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
+    if (locked.zaak_id !== row!.zaak_id) throw new ProblemError('conflict', { detail: `${def.label} is intussen gewijzigd; probeer het opnieuw.` });
+    return locked;
+  }
+
   const accessSubjects = (ctx: RequestContext) => (subjectsByCtx.get(ctx) ?? (ctx.zaak ? [ctx.zaak] : [])) as unknown as AccessSubject[];
 
   function uniqueError(error: unknown): ProblemError | undefined {
@@ -365,6 +404,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       accessSubjects,
       load: (ctx) => locate(ctx, true),
       prepare: (ctx) => prepareWrite(ctx, true),
+      lock: lockZaken,
       async execute(ctx) {
         const { zaak, columns } = state.get(ctx)!;
         ctx.response.status = 201;
@@ -411,12 +451,10 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       accessSubjects,
       load: (ctx) => locate(ctx, false),
       prepare: (ctx) => prepareWrite(ctx, false),
+      lock: lockZaken,
       async execute(ctx) {
-        const { zaak, row, columns } = state.get(ctx)!;
-        const locked = await findRow(ctx.tx!, row!.uuid, undefined, true);
-        if (!locked) throw new ProblemError('not_found', { detail: `${def.label} niet gevonden.` });
-        // Authorized on the zaak it had when read: if a concurrent write moved it since, refuse rather than act on stale checks.
-        if (locked.zaak_id !== row!.zaak_id) throw new ProblemError('conflict', { detail: `${def.label} is intussen gewijzigd; probeer het opnieuw.` });
+        const { zaak, columns } = state.get(ctx)!;
+        const locked = await lockedRecordOf(ctx);
         ctx.result = await updateRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!, ctx.data!, columns ?? {});
         ctx.response.body = ctx.result;
       },
@@ -439,10 +477,12 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       write: true,
       scopes: def.scopes.destroy,
       load: async (ctx) => void (await loadCurrent(ctx)),
+      lock: lockZaken,
       async execute(ctx) {
-        const { zaak, row } = state.get(ctx)!;
+        const { zaak } = state.get(ctx)!;
+        const locked = await lockedRecordOf(ctx);
         ctx.response.status = 204;
-        await deleteRecord(requestOrigin(ctx), zaak, row!.id, ctx.current!);
+        await deleteRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!);
       },
       openapi: { summary: `Verwijder een ${def.label}.`, tags: [def.tag], successStatus: 204 },
     });

@@ -131,6 +131,36 @@ async function hoofdzaakColumn(ctx: RequestContext): Promise<{ hoofdzaakId?: num
   return { hoofdzaakId: resolved.id };
 }
 
+const lockedRows = new WeakMap<RequestContext, ZaakRow>();
+
+/**
+ * Inside the write's transaction: the zaak the request changes or removes and a hoofdzaak it links
+ * anew, locked in uuid order (the order zrc-rules locks them in) and read again. `ctx.zaak` and
+ * `ctx.current` are then the zaak as it is now, and the hoofdzaak's access is decided on it as locked.
+ */
+async function lockZaken(ctx: RequestContext): Promise<void> {
+  const tx = ctx.tx!;
+  const own: string | undefined = ctx.params.uuid;
+  const uuidOf = (url: unknown) => (typeof url === 'string' && url ? localZaakUuid(ctx.baseUrl, url) : undefined);
+  // A hoofdzaak the zaak already has is left alone, as zrc-rules does: no lock a destroy of it could wait on.
+  const linked = uuidOf(ctx.data?.hoofdzaak) !== uuidOf(ctx.current?.hoofdzaak) ? uuidOf(ctx.data?.hoofdzaak) : undefined;
+  for (const uuid of [...new Set([own, linked].filter((u): u is string => !!u))].sort()) {
+    if (uuid !== own) {
+      await findZaakByUuid(tx, uuid, { forUpdate: true });
+      continue;
+    }
+    const row = await findZaakByUuid(tx, uuid, { forUpdate: true, relations: true });
+    if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+    ctx.zaak = zaakSummary(row, ctx.baseUrl);
+    ctx.current = render([row], ctx.baseUrl)[0];
+    lockedRows.set(ctx, row);
+  }
+  if (linked) {
+    resolvedHoofdzaak.delete(ctx);
+    await hoofdzaakColumn(ctx);
+  }
+}
+
 /** The answer and audit row of a write, from the zaak's row as written (with its relations, when it has any). */
 async function written(ctx: RequestContext, row: ZaakRow, status: number, announce: AnnounceChange): Promise<void> {
   const id = row.id;
@@ -278,6 +308,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       requestBody: createSchema,
       load: (ctx) => loadSubject(ctx, true),
       prepare: (ctx) => prepareData(ctx, true),
+      lock: lockZaken,
       async execute(ctx) {
         const hoofdzaak = ctx.data!.hoofdzaak ? localZaakUuid(ctx.baseUrl, String(ctx.data!.hoofdzaak)) : null;
         const row = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) }, hoofdzaak ?? null);
@@ -359,10 +390,10 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
           await loadSubject(ctx, false);
         },
         prepare: (ctx) => prepareData(ctx, false),
+        // Locked, concurrent updates of one zaak apply one after the other.
+        lock: lockZaken,
         async execute(ctx) {
-          // Re-read under a row lock: concurrent updates of one zaak apply one after the other.
-          const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
-          if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+          const row = lockedRows.get(ctx)!;
           await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
           const updated = (await selectZaken(ctx.tx!).where('zaak.id', row.id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
           await written(ctx, updated, 200, announce);
@@ -385,9 +416,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       write: true,
       scopes: ['zaken.verwijderen'],
       load: async (ctx) => void (await loadCurrent(ctx)),
+      lock: lockZaken,
       async execute(ctx) {
-        const row = await findZaakByUuid(ctx.tx!, ctx.params.uuid, { forUpdate: true });
-        if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+        const row = lockedRows.get(ctx)!;
         ctx.response.status = 204;
         await announceRemoval(ctx, row);
         // Deelzaken, rollen and the other related records go with it (ON DELETE CASCADE): zrc-023.
