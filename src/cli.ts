@@ -107,6 +107,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     preset: 'none',
     plugins: configuredPlugins(config.plugins),
     outbox: config.outbox,
+    strictNulls: config.strictNulls,
   });
 }
 

@@ -46,6 +46,8 @@ export interface RegistryServices {
   readonly zaken: ZaakService;
   /** Deliveries to other registries, enqueued in a change's transaction and delivered after commit. */
   readonly outbox: Outbox;
+  /** `null` on an optional, non-nullable field is refused (true) or taken as not sent (false, the default). */
+  readonly strictNulls: boolean;
 }
 
 export interface ResponseState {

@@ -61,6 +61,11 @@ export interface RegistryOptions {
   info?: Partial<OpenApiInfo>;
   /** The outbox dispatcher: retries, timeouts, concurrency; `dispatch: false` leaves delivering to other instances. */
   outbox?: DispatcherOptions;
+  /**
+   * Refuse `null` on optional fields the contract declares non-nullable (400), as the contract says.
+   * Default false: such a `null` counts as not sent, as clients of other ZGW registries mean it.
+   */
+  strictNulls?: boolean;
 }
 
 /** One API version as the registry serves it. */
@@ -149,6 +154,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     baseUrl,
     zaken: zaakService(storage, host, records, () => services),
     outbox: outbox.outbox,
+    strictNulls: options.strictNulls ?? false,
   };
 
   const operations: Operation[] = [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()];

@@ -106,6 +106,61 @@ describe('autorisatiesApi source', () => {
   });
 });
 
+describe('autorisatiesApi source and the shapes real Autorisaties APIs answer', () => {
+  let ac: AutorisatiesApiServer;
+  afterEach(() => ac.close());
+
+  /** An applicatie as Open Zaak's AC answers (blank strings for fields that do not apply) or OneGround's (nulls). */
+  const realWorld = (blank: '' | null) =>
+    ({
+      url: 'https://ac.example.nl/autorisaties/api/v1/applicaties/1',
+      clientIds: ['zac'],
+      label: 'Zaakafhandelcomponent',
+      heeftAlleAutorisaties: false,
+      autorisaties: [
+        { component: 'ztc', componentWeergave: 'Catalogi API', scopes: ['catalogi.lezen'], zaaktype: blank, informatieobjecttype: blank, besluittype: blank, maxVertrouwelijkheidaanduiding: blank },
+        { component: 'drc', scopes: ['documenten.lezen'], zaaktype: blank, informatieobjecttype: 'https://ztc.example.nl/informatieobjecttypen/1', besluittype: blank, maxVertrouwelijkheidaanduiding: 'openbaar' },
+        { component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, informatieobjecttype: blank, besluittype: blank, maxVertrouwelijkheidaanduiding: 'openbaar' },
+        // An odd zrc autorisatie (no zaaktype): skipped, the rest of the application stands.
+        { component: 'zrc', scopes: ['zaken.bijwerken'], zaaktype: blank, informatieobjecttype: blank, besluittype: blank, maxVertrouwelijkheidaanduiding: blank },
+      ],
+    }) as unknown as Applicatie;
+
+  for (const [implementation, blank] of [['blank strings (Open Zaak)', ''], ['nulls (OneGround)', null]] as const) {
+    it(`uses the zrc autorisaties of an applicatie with ${implementation}, ignores other components, skips an odd one`, async () => {
+      ac = await startAutorisatiesApi([realWorld(blank)]);
+      const source = autorisatiesApi({ url: ac.url, remote: remoteClient({ allowedHosts: [host(ac.url)] }) });
+      const application = await source.applicationFor('zac');
+      assert.deepEqual(
+        application?.autorisaties.map(({ component, scopes, zaaktype, maxVertrouwelijkheidaanduiding }) => ({ component, scopes, zaaktype, maxVertrouwelijkheidaanduiding })),
+        [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'openbaar' }],
+      );
+    });
+  }
+
+  it('through the registry: a client whose applicatie has blank fields reads its zaken (no 503)', async () => {
+    ac = await startAutorisatiesApi([realWorld('')]);
+    const logged: string[] = [];
+    const registry = await createRegistry({
+      storage: await pgliteStorage({ dataDir: 'memory' }),
+      catalog: testCatalog(),
+      remote: { allowedHosts: [host(ac.url)] },
+      logger: { ...consoleLogger('silent'), warn: (message: string) => logged.push(message) },
+      authorization: { clients: { zac: SECRET }, source: autorisatiesApi({ url: ac.url, remote: remoteClient({ allowedHosts: [host(ac.url)] }) }) },
+    });
+    const server = await registryServer();
+    server.mount(registry.router);
+    try {
+      const response = await fetch(`${server.base}/zaken`, { headers: { authorization: `Bearer ${await signZgwJwt('zac', SECRET)}` } });
+      assert.equal(response.status, 200, await response.clone().text());
+      assert.ok(logged.some((line) => /skipped an autorisatie/.test(line)), logged.join('\n'));
+    } finally {
+      await server.close();
+      await registry.close();
+    }
+  });
+});
+
 describe('Autorisaties API through the registry, with notifications', () => {
   let ac: AutorisatiesApiServer;
   let nrc: NotificatiesApiServer;

@@ -3,6 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { BACKENDS } from './helpers/backends.js';
 import { RSIN, RSIN_2, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
+describe('strictNulls', () => {
+  it("restores the contract's strict behaviour: null on a non-nullable field is a 400", async () => {
+    const api = await startRegistry(await BACKENDS[0].open(), { strictNulls: true });
+    try {
+      const refused = await api.request('/zaken', { method: 'POST', json: zaakInput({ opdrachtgevendeOrganisatie: null }) });
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body.invalidParams.map((p: any) => `${p.name}:${p.code}`), ['opdrachtgevendeOrganisatie:null']);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 for (const backend of BACKENDS) {
   describe(`Zaak resource on ${backend.name}`, () => {
     let api: TestServer;
@@ -88,6 +101,20 @@ for (const backend of BACKENDS) {
 
     describe('validation', () => {
       const codes = (body: any) => body.invalidParams.map((p: any) => `${p.name}:${p.code}`).sort();
+
+      it('takes null on an optional, non-nullable field as not set (as clients of other ZGW registries send it); required fields still refuse null', async () => {
+        const created = await create({ opdrachtgevendeOrganisatie: null, vertrouwelijkheidaanduiding: null, toelichting: null });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        assert.equal(created.body.opdrachtgevendeOrganisatie, '');
+        assert.equal(created.body.vertrouwelijkheidaanduiding, 'openbaar', 'the default: derived from the zaaktype');
+        assert.equal(created.body.toelichting, '');
+        const patched = await api.request(`/zaken/${created.body.uuid}`, { method: 'PATCH', json: { omschrijving: 'Nieuw', toelichting: null } });
+        assert.equal(patched.status, 200, JSON.stringify(patched.body));
+        assert.equal(patched.body.omschrijving, 'Nieuw');
+        const required = await create({ bronorganisatie: null });
+        assert.equal(required.status, 400);
+        assert.deepEqual(codes(required.body), ['bronorganisatie:null']);
+      });
 
       it('names every invalid field with its ZGW code', async () => {
         const response = await api.request('/zaken', {

@@ -122,6 +122,9 @@ for (const backend of BACKENDS) {
         ['a statustype', () => world.types.statusStart, 'invalid-resource'],
         ['an empty object', () => world.catalog.put('/leeg', {}), 'invalid-resource'],
         ['a list', () => world.catalog.put('/lijst', [world.zaaktype]), 'invalid-resource'],
+        // Fetched, but not the resource expected (vng-api-common's validator): not bad-url.
+        ['an empty 200', () => world.catalog.putRaw('/leeg-antwoord', 'application/json', ''), 'invalid-resource'],
+        ['an HTML page', () => world.catalog.putRaw('/pagina', 'text/html', '<html><body>Catalogus</body></html>'), 'invalid-resource'],
         ['a concept', () => world.zaaktypeConcept, 'not-published'],
       ];
       for (const [what, url, code] of cases) {
@@ -217,6 +220,10 @@ for (const backend of BACKENDS) {
         assert.deepEqual([missing.status, ...first(missing.body)], [400, 'communicatiekanaal', 'bad-url']);
         const wrong = await post('/zaken', zaakInput({ communicatiekanaal: world.zaaktype }));
         assert.deepEqual([wrong.status, ...first(wrong.body)], [400, 'communicatiekanaal', 'invalid-resource']);
+        for (const [path, contentType, body] of [['/kanaal-leeg', 'application/json', ''], ['/kanaal-html', 'text/html', '<html></html>']]) {
+          const notJson = await post('/zaken', zaakInput({ communicatiekanaal: world.other.putRaw(path, contentType, body) }));
+          assert.deepEqual([notJson.status, ...first(notJson.body)], [400, 'communicatiekanaal', 'invalid-resource']);
+        }
         const good = await post('/zaken', zaakInput({ communicatiekanaal: world.communicatiekanaal }));
         assert.equal(good.status, 201, good.text);
         assert.equal(good.body.communicatiekanaal, world.communicatiekanaal);

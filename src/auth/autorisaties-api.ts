@@ -5,7 +5,7 @@ import type { JsonSchema, Operation } from '../operation.js';
 import type { Plugin, RequestContext } from '../plugin.js';
 import { ProblemError } from '../problem.js';
 import type { RemoteClient } from '../remote/fetch.js';
-import { checkApplications } from './static-source.js';
+import { applicationProblems, checkApplications } from './static-source.js';
 import type { Applicatie, AuthorizationSource } from './types.js';
 
 export interface AutorisatiesNotifications {
@@ -81,15 +81,36 @@ function checkOptions(options: AutorisatiesApiOptions): void {
   if (!options.remote.isAllowed(notifications.url)) throw new Error(`autorisatiesApi: ${notifications.url} is not an allowed http(s) URL for the remote client`);
 }
 
-/** The application holding `clientId` in a page of `GET /applicaties?clientIds=…`. */
+type Warn = (message: string, details?: Record<string, unknown>) => void;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Real Autorisaties APIs list the autorisaties of every component, with `""` (Open Zaak) or `null`
+ * (OneGround) for fields that do not apply. Keep the zrc ones with blanks as absent; a zrc autorisatie
+ * that is still unusable is logged and skipped, so one odd entry never locks its client out.
+ */
+function zrcAutorisaties(application: unknown, warn: Warn): unknown {
+  if (!isRecord(application) || !Array.isArray(application.autorisaties)) return application;
+  const autorisaties = application.autorisaties
+    .filter((autorisatie) => isRecord(autorisatie) && autorisatie.component === 'zrc')
+    .map((autorisatie: Record<string, unknown>) => Object.fromEntries(Object.entries(autorisatie).filter(([, value]) => value !== '' && value !== null)))
+    .filter((autorisatie) => {
+      const problems = applicationProblems([{ ...application, autorisaties: [autorisatie] }], '/results').filter((p) => p.path.startsWith('/results/0/autorisaties/'));
+      if (problems.length) warn('Autorisaties API: skipped an autorisatie this registry cannot use', { label: application.label, autorisatie, problems });
+      return !problems.length;
+    });
+  return { ...application, autorisaties };
+}
+
 /** The application of a client id, following the pages (`next`) of the answer until it is found. */
-async function applicationIn(remote: RemoteClient, url: string, clientId: string): Promise<Applicatie | undefined> {
+async function applicationIn(remote: RemoteClient, url: string, clientId: string, warn: Warn): Promise<Applicatie | undefined> {
   for (let next: string | null | undefined = url, pages = 0; next && pages < 100; pages++) {
     const page: { results?: unknown; next?: string | null } | null = await remote.getJson(next);
     const results = page?.results;
     if (!Array.isArray(results)) throw new Error('the answer is not a page of applicaties');
     const match = results.find((a) => Array.isArray(a?.clientIds) && a.clientIds.includes(clientId));
-    if (match !== undefined) return checkApplications([match], '/results')[0];
+    if (match !== undefined) return checkApplications([zrcAutorisaties(match, warn)], '/results')[0];
     next = page?.next;
   }
   return undefined;
@@ -140,7 +161,7 @@ export function autorisatiesApi(options: AutorisatiesApiOptions): AuthorizationS
 
   function load(clientId: string): Promise<Applicatie | undefined> {
     const started = generation;
-    const request = applicationIn(options.remote, `${base}/applicaties?clientIds=${encodeURIComponent(clientId)}`, clientId)
+    const request = applicationIn(options.remote, `${base}/applicaties?clientIds=${encodeURIComponent(clientId)}`, clientId, (message, details) => log?.warn(message, details))
       .then(
         (application) => {
           if (generation === started) answers.set(clientId, { application, fetchedAt: Date.now() });

@@ -4,7 +4,7 @@ import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
 import { characterErrors } from '../schema/input-limits.js';
-import { pickDeclared, validate } from '../schema/validate.js';
+import { dropUnsetNulls, pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
 import { problemResponse } from './problem-response.js';
@@ -49,13 +49,14 @@ function parseQuery(operation: Operation, req: Request): Record<string, unknown>
   return query;
 }
 
-function parseBody(operation: Operation, req: Request): Record<string, unknown> | undefined {
+function parseBody(operation: Operation, req: Request, strictNulls: boolean): Record<string, unknown> | undefined {
   if (!operation.requestBody) return undefined;
   const body: unknown = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidParam('nonFieldErrors', 'invalid', 'Verwacht een JSON-object als inhoud van het verzoek.');
   }
-  const declared = pickDeclared(operation.requestBody, body as Record<string, unknown>);
+  const picked = pickDeclared(operation.requestBody, body as Record<string, unknown>);
+  const declared = strictNulls ? picked : dropUnsetNulls(operation.requestBody, picked);
   // Before the schema: a format check on such a string would only blur which field is wrong.
   const unstorable = characterErrors(declared);
   if (unstorable.length) throw validationError(unstorable);
@@ -123,7 +124,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         if (!ctx.principal) throw new ProblemError('not_authenticated');
       }
       ctx.query = parseQuery(operation, req);
-      ctx.body = parseBody(operation, req);
+      ctx.body = parseBody(operation, req, services.strictNulls);
       await operation.load?.(ctx);
       checkScopes(operation, ctx);
       await operation.prepare?.(ctx);

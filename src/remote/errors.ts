@@ -25,13 +25,16 @@ export function remoteReason(error: RemoteError): string {
   }
 }
 
+/** Answered 200 but not with the resource expected (vng-api-common's `invalid-resource`); the rest could not be fetched (`bad-url`). */
+const FETCHED_BUT_WRONG: ReadonlySet<RemoteError['reason']> = new Set(['invalid-resource', 'not-json']);
+
 /**
  * A failed look-up of a URL the client sent in `field`: 400 `invalid-resource` when it answered but
  * is not that kind of resource, else `bad-url` (not 200, host not allowed, timeout). Other errors pass.
  */
 export function referenceError(field: string, error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
-  return invalidParam(field, error.reason === 'invalid-resource' ? 'invalid-resource' : 'bad-url', remoteReason(error));
+  return invalidParam(field, FETCHED_BUT_WRONG.has(error.reason) ? 'invalid-resource' : 'bad-url', remoteReason(error));
 }
 
 /**

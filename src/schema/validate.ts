@@ -149,6 +149,22 @@ export function requestSchema(schema: JsonSchema, options: { partial?: boolean }
 }
 
 /** Keeps only the keys a schema declares (unknown and read-only input is ignored, as in DRF). */
+/**
+ * Clients built against other ZGW registries send `null` for an optional field they leave unset,
+ * also where the contract declares a non-nullable string. Such a `null` counts as not sent (the
+ * field's default on create, unchanged on PATCH). Fields that are nullable, required or of a schema
+ * not visible here are left to validation.
+ */
+export function dropUnsetNulls(schema: JsonSchema, body: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const unset = (key: string) => {
+    const property = properties[key];
+    return !!property && !required.has(key) && property.nullable !== true && !('$ref' in property || 'allOf' in property || 'anyOf' in property || 'oneOf' in property);
+  };
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => !(value === null && unset(key))));
+}
+
 export function pickDeclared(schema: JsonSchema, body: Record<string, unknown>): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown>;
   return Object.fromEntries(Object.entries(body).filter(([key]) => Object.hasOwn(properties, key)));

@@ -326,6 +326,13 @@ export function whoAmI(): Plugin {
   };
 }
 
+class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly body: string,
+  ) {}
+}
+
 export interface ResourceServer {
   /** `http://127.0.0.1:<port>` */
   origin: string;
@@ -335,6 +342,8 @@ export interface ResourceServer {
   requests: RecordedRequest[];
   /** Serves `value` at `path` and returns its URL. */
   put(path: string, value: unknown): string;
+  /** Serves `body` as is, with that content type, at `path` (an empty 200, an HTML page) and returns its URL. */
+  putRaw(path: string, contentType: string, body: string): string;
   /** How many GETs a URL received. */
   gets(url: string): number;
   close(): Promise<void>;
@@ -354,13 +363,22 @@ export async function startResourceServer(): Promise<ResourceServer> {
       state.resources.set(path, value);
       return state.origin + path;
     },
+    putRaw(path, contentType, body) {
+      state.resources.set(path, new RawBody(contentType, body));
+      return state.origin + path;
+    },
     gets: (url) => state.requests.filter((r) => r.method === 'GET' && state.origin + r.path === url).length,
     close: () => stop(server),
   };
   const { server, origin } = await listen(async (req, res) => {
     const { method, path } = await record(req, state.requests);
     if (method !== 'GET' || !state.resources.has(path)) return answer(res, 404, { detail: 'Niet gevonden.' });
-    answer(res, 200, state.resources.get(path));
+    const value = state.resources.get(path);
+    if (value instanceof RawBody) {
+      res.writeHead(200, { 'content-type': value.contentType });
+      return res.end(value.body);
+    }
+    answer(res, 200, value);
   });
   state.origin = origin;
   state.host = new URL(origin).host;
