@@ -77,6 +77,14 @@ for (const backend of BACKENDS) {
           brondatumArchiefprocedure: { afleidingswijze, datumkenmerk: '', objecttype: '', procestermijn: null, ...extra },
         });
       }
+      const lokaal = '/resultaattypen/zaakobject-lokaal';
+      resultaattypen.zaakobjectLokaal = world.catalog.put(`/catalogi/api/v1${lokaal}`, {
+        url: c(lokaal),
+        zaaktype: world.zaaktype,
+        archiefnominatie: 'vernietigen',
+        archiefactietermijn: 'P10Y',
+        brondatumArchiefprocedure: { afleidingswijze: 'zaakobject', datumkenmerk: 'overigeData.peildatum', objecttype: 'overige', procestermijn: null },
+      });
       const path = '/resultaattypen/zonder-termijn';
       resultaattypen.zonderTermijn = world.catalog.put(`/catalogi/api/v1${path}`, {
         url: c(path),
@@ -144,6 +152,14 @@ for (const backend of BACKENDS) {
         await created('/zaakobjecten', { zaak: zaak.url, objectType, object: url });
       }
       assert.deepEqual(archived((await close(zaak, 'zaakobject')).zaak), ['vernietigen', '2034-07-01', '2024-07-01']);
+    });
+
+    it('zaakobject: also reads objectIdentificatie (local data), in the date forms Open Zaak accepts, the latest of several', async () => {
+      const zaak = await newZaak();
+      for (const peildatum of ['2013-1-1', '2013-12-3T10:00:00+01:00', '20130601']) {
+        await created('/zaakobjecten', { zaak: zaak.url, objectType: 'overige', objectTypeOverige: 'meting', objectIdentificatie: { overigeData: { peildatum } } });
+      }
+      assert.deepEqual(archived((await close(zaak, 'zaakobjectLokaal')).zaak), ['vernietigen', '2023-12-03', '2013-12-03']);
     });
 
     it('termijn: einddatum + procestermijn, calendar-correct (31 January + P1M in a leap year)', async () => {

@@ -20,12 +20,17 @@ function latest(dates: (string | undefined)[]): string | undefined {
   return present.at(-1);
 }
 
-/** A date from a value of a property or an object: `2024-03-01`, `20240301`, or a date-time. */
+/**
+ * A date from a value of a property or an object, in the forms Open Zaak accepts: `2024-03-01`,
+ * unpadded `2024-3-1`, `20240301`, or a date-time (its date as written).
+ */
 export function parseDate(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const text = /^\d{8}$/.test(value) ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6)}` : value.slice(0, 10);
+  const parts = /^(\d{4})(\d{2})(\d{2})$/.exec(value) ?? /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$/.exec(value);
+  if (!parts) return undefined;
   try {
-    return Temporal.PlainDate.from(text, { overflow: 'reject' }).toString();
+    const [year, month, day] = parts.slice(1).map(Number);
+    return Temporal.PlainDate.from({ year, month, day }, { overflow: 'reject' }).toString();
   } catch {
     return undefined;
   }
@@ -72,9 +77,10 @@ export async function brondatum(
       return date;
     }
     case 'zaakobject': {
-      const objecten = (await zaken.records(ctx, 'zaakobject', uuid)).filter((o) => o.objectType === procedure.objecttype && o.object);
-      const fetched = await Promise.all(objecten.map((o) => fetchRemote(ctx, String(o.object))));
-      return latest(fetched.map((object) => parseDate(at(object, procedure.datumkenmerk ?? ''))));
+      // The object is the one its URL names, or the data registered with it (objectIdentificatie), as Open Zaak reads it.
+      const objecten = (await zaken.records(ctx, 'zaakobject', uuid)).filter((o) => o.objectType === procedure.objecttype);
+      const resolved = await Promise.all(objecten.map((o) => (o.object ? fetchRemote(ctx, String(o.object)) : o.objectIdentificatie)));
+      return latest(resolved.map((object) => parseDate(at(object, procedure.datumkenmerk ?? ''))));
     }
     case 'gerelateerde_zaak': {
       const urls = ((zaak.relevanteAndereZaken as { url: string }[]) ?? []).map((r) => r.url);
