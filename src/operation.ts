@@ -1,4 +1,5 @@
 import type { RequestContext } from './plugin.js';
+import type { InvalidParam } from './problem.js';
 import type { AccessSubject } from './resources/shared/access.js';
 
 /** A JSON Schema in the OpenAPI 3.0 dialect: one object serves ajv validation and the served document. */
@@ -57,6 +58,12 @@ export interface Operation {
    * defaults, derived values, resolved references). Default: data = body.
    */
   prepare?: (ctx: RequestContext) => Promise<void>;
+  /**
+   * Writes, after the `validate` hooks: the operation's own rules beyond the schema. Its errors join
+   * those of the hooks in one 400, after them (the ZGW reference reports type mismatches before the
+   * rules of the resource itself).
+   */
+  validate?: (ctx: RequestContext) => Promise<InvalidParam[]>;
   /**
    * Writes, first thing inside the transaction: lock the rows of the zaken the write acts on and set
    * `ctx.zaak` (and what `accessSubjects` answers) from them as they are now. The core then checks the

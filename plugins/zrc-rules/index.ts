@@ -23,7 +23,6 @@ export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
   const states = lifecycle(remote);
   return {
     name: 'zrc-rules',
-    authorize: (ctx) => states.authorize(ctx),
     async validate(ctx) {
       const { resource, action } = ctx.operation;
       if (resource === 'zaak') {

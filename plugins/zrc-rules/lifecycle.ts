@@ -10,8 +10,9 @@ type Zaak = Record<string, unknown>;
 const isStatusCreate = (ctx: RequestContext) => ctx.operation.resource === 'status' && ctx.operation.action === 'create';
 
 /**
- * Open, closed, reopened (spec: States and transitions). Checked when authorizing, which the core
- * repeats inside the write's transaction on the locked zaak: a zaak closed by a concurrent request is seen.
+ * Open, closed, reopened (spec: States and transitions). Checked inside the write's transaction on
+ * the locked zaken, after validation as the ZGW reference orders it (an invalid request is a 400 also
+ * on a closed zaak): a zaak closed by a concurrent request is seen.
  */
 export function lifecycle(lookups: Lookups) {
   const closing = new WeakMap<RequestContext, Promise<boolean>>();
@@ -94,11 +95,6 @@ export function lifecycle(lookups: Lookups) {
   }
 
   return {
-    async authorize(ctx: RequestContext): Promise<void> {
-      if (!guarded(ctx)) return;
-      for (const zaak of zakenOf(ctx)) await refuseIfClosed(ctx, zaak);
-    },
-
     /** Outside the transaction: fetch what closing will check, so the locked part stays short. */
     async prefetch(ctx: RequestContext): Promise<void> {
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await lookups.documentsOf(ctx, String(ctx.zaak!.uuid));
@@ -107,7 +103,7 @@ export function lifecycle(lookups: Lookups) {
     /**
      * Locks the zaken the write touches, and `also` (a hoofdzaak being linked), in uuid order (one
      * order for every request, so they cannot deadlock each other; the core's writes hold them already),
-     * then checks the state on the locked rows: closing, destruction.
+     * then checks the state on the locked rows: closed, closing, destruction.
      */
     async beforeWrite(ctx: RequestContext, also: string[] = []): Promise<void> {
       const { resource, action } = ctx.operation;
@@ -118,6 +114,7 @@ export function lifecycle(lookups: Lookups) {
         const now = await ctx.registry.zaken.find(ctx, uuid, { lock: true });
         if (!now) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         if (uuid === ctx.zaak?.uuid) locked.set(ctx, now);
+        if (touched.some((zaak) => zaak.uuid === uuid)) await refuseIfClosed(ctx, now);
       }
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await checkClosing(ctx, locked.get(ctx)!);
     },

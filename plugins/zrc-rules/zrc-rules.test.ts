@@ -335,6 +335,13 @@ for (const backend of BACKENDS) {
         for (const response of await Promise.all(attempts)) {
           assert.deepEqual([response.status, ...first(response.body)], [400, 'nonFieldErrors', 'zaaktype-mismatch'], response.text);
         }
+        // Two broken rules: both reported, the zaaktype's first (as the reference orders them).
+        const withoutBetrokkene = await post('/rollen', { zaak: zaak.url, betrokkeneType: 'medewerker', roltype: world.otherTypes.rol, roltoelichting: 'x' });
+        assert.equal(withoutBetrokkene.status, 400);
+        assert.deepEqual(
+          withoutBetrokkene.body.invalidParams.map((p: any) => p.code),
+          ['zaaktype-mismatch', 'invalid-betrokkene'],
+        );
         const own = await Promise.all([
           post('/statussen', { zaak: zaak.url, statustype: world.types.statusStart, datumStatusGezet: '2024-03-02T10:00:00Z' }),
           post('/resultaten', { zaak: zaak.url, resultaattype: world.types.resultaat }),
@@ -445,6 +452,14 @@ for (const backend of BACKENDS) {
         const corrected = await status(zaak, world.types.statusEnd, '2024-03-08T10:00:00+01:00', 'forceer');
         assert.equal(corrected.status, 201, corrected.text);
         assert.equal((await get(zaak.url)).body.einddatum, '2024-03-08', 'a corrected end status moves einddatum');
+      });
+
+      it('answers a validation error before its 403, as the reference orders them: a second resultaat is 400 unique', async () => {
+        const zaak = await closedZaak();
+        const second = await post('/resultaten', { zaak: zaak.url, resultaattype: world.types.resultaat }, 'behandelaar');
+        assert.deepEqual([second.status, ...first(second.body)], [400, 'zaak', 'unique'], second.text);
+        const valid = await patch(zaak.resultaat, { toelichting: 'anders' }, 'behandelaar');
+        assert.deepEqual([valid.status, valid.body?.code], [403, 'permission_denied'], 'a valid change still meets the closed zaak');
       });
 
       it('is seen by a request that was authorized while the zaak was still open', async () => {

@@ -98,6 +98,19 @@ export interface ServedVersion {
   headers?: Record<string, string>;
 }
 
+/** The `validate` hooks, then the operation's own rules: every validation error of both in one 400. */
+async function validateWrite(operation: Operation, host: PluginHost, ctx: RequestContext): Promise<void> {
+  let hooks: InvalidParam[] = [];
+  try {
+    await host.run('validate', ctx);
+  } catch (error) {
+    if (!(error instanceof ProblemError && error.code === 'invalid' && error.invalidParams)) throw error;
+    hooks = error.invalidParams;
+  }
+  const own = (await operation.validate?.(ctx)) ?? [];
+  if (hooks.length || own.length) throw validationError([...hooks, ...own]);
+}
+
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
 export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -133,7 +146,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       const early = await host.preHandler(ctx);
       if (early) ctx.response = early;
       else if (operation.write) {
-        await host.run('validate', ctx);
+        await validateWrite(operation, host, ctx);
         await services.storage.transaction(async (tx) => {
           ctx.tx = tx;
           if (operation.lock) {

@@ -1,6 +1,8 @@
 import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
+const ONE_PER_ZAAK = { name: 'zaak', code: 'unique', reason: 'Deze zaak heeft al een resultaat.' };
+
 /** Resultaat: one per zaak. */
 export const resultaatDefinition: ZaakRecordDefinition = {
   name: 'resultaat',
@@ -17,6 +19,10 @@ export const resultaatDefinition: ZaakRecordDefinition = {
     { field: 'toelichting', column: 'toelichting' },
   ],
   filters: [columnFilter('resultaat', 'resultaattype', 'resultaattype', 'URL-referentie naar het RESULTAATTYPE.', { type: 'string', format: 'uri' })],
-  unique: { resultaat_zaak_unique: { name: 'zaak', code: 'unique', reason: 'Deze zaak heeft al een resultaat.' } },
+  unique: { resultaat_zaak_unique: ONE_PER_ZAAK },
+  async conflicts({ db, zaak, current }) {
+    if (current?.zaak_id === zaak.id) return [];
+    return (await db('resultaat').where('zaak_id', zaak.id).first('id')) ? [ONE_PER_ZAAK] : [];
+  },
   weergave: (resultaat) => `Resultaat (${String(resultaat.resultaattype)})`,
 };

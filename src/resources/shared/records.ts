@@ -80,6 +80,11 @@ export interface ZaakRecordDefinition {
   /** Rules beyond the schema, on the complete record after the change. */
   check?(record: Record<string, unknown>): InvalidParam[];
   /**
+   * Rules against the stored records (one resultaat per zaak), checked with the validation so that a
+   * conflict is a 400 before a closed zaak's 403, as in the ZGW reference; the constraint still decides races.
+   */
+  conflicts?(context: PrepareContext): Promise<InvalidParam[]>;
+  /**
    * Authorization beyond the scopes that depends on the zaak's records (zaken.aanmaken sets only a
    * first status): before the write's look-ups, and again inside its transaction on the locked zaak.
    */
@@ -241,13 +246,18 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     state.set(ctx, { zaak, row: current });
   }
 
-  /** Writes, once authorized: the checks beyond the schema, look-ups and derived values. */
+  /** The record's rules beyond the schema, on the record as it will be, and its conflicts with stored records. */
+  async function recordErrors(ctx: RequestContext, creating: boolean): Promise<InvalidParam[]> {
+    const { zaak, row: current } = state.get(ctx)!;
+    const record = { ...(ctx.current ?? {}), ...ctx.body };
+    const conflicts = (await def.conflicts?.({ ctx, db: ctx.registry.storage.knex, creating, zaak, current })) ?? [];
+    return [...variantErrors(record), ...(def.check?.(record) ?? []), ...conflicts];
+  }
+
+  /** Writes, once authorized: look-ups and derived values. */
   async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
     const { zaak, row: current } = state.get(ctx)!;
     const data: Record<string, unknown> = { ...ctx.body };
-    const record = { ...(ctx.current ?? {}), ...data };
-    const errors = [...variantErrors(record), ...(def.check?.(record) ?? [])];
-    if (errors.length) throw validationError(errors);
     const context: PrepareContext = { ctx, db: ctx.registry.storage.knex, creating, zaak, current };
     await def.authorize?.(context);
     const columns = (await def.prepare?.(data, context)) ?? {};
@@ -404,6 +414,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       accessSubjects,
       load: (ctx) => locate(ctx, true),
       prepare: (ctx) => prepareWrite(ctx, true),
+      validate: (ctx) => recordErrors(ctx, true),
       lock: lockZaken,
       async execute(ctx) {
         const { zaak, columns } = state.get(ctx)!;
@@ -451,6 +462,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       accessSubjects,
       load: (ctx) => locate(ctx, false),
       prepare: (ctx) => prepareWrite(ctx, false),
+      validate: (ctx) => recordErrors(ctx, false),
       lock: lockZaken,
       async execute(ctx) {
         const { zaak, columns } = state.get(ctx)!;
