@@ -137,16 +137,21 @@ function toInvalidParam(error: ErrorObject, prefix: string): InvalidParam | unde
 /**
  * The request-body variant of a resource schema: read-only properties removed (clients may send
  * them back unchanged; they are ignored), and for partial updates no top-level `required`.
+ * `extra` adds properties the schema does not declare itself (a polymorphic field's variants).
  */
-export function requestSchema(schema: JsonSchema, options: { partial?: boolean } = {}): JsonSchema {
+export function requestSchema(schema: JsonSchema, options: { partial?: boolean; extra?: Record<string, JsonSchema> } = {}): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema>;
-  const writable = Object.fromEntries(Object.entries(properties).filter(([, s]) => !s.readOnly));
+  const writable = { ...Object.fromEntries(Object.entries(properties).filter(([, s]) => !s.readOnly)), ...options.extra };
   const required = ((schema.required as string[] | undefined) ?? []).filter((name) => name in writable);
   const result: JsonSchema = { ...schema, properties: writable };
   delete result.required;
   if (!options.partial && required.length) result.required = required;
+  else if (options.partial) requiredOfPartial.set(result, required);
   return result;
 }
+
+/** What a partial-update schema's resource requires: a `null` there is refused, never taken as not sent. */
+const requiredOfPartial = new WeakMap<JsonSchema, string[]>();
 
 /** Keeps only the keys a schema declares (unknown and read-only input is ignored, as in DRF). */
 /**
@@ -157,7 +162,7 @@ export function requestSchema(schema: JsonSchema, options: { partial?: boolean }
  */
 export function dropUnsetNulls(schema: JsonSchema, body: Record<string, unknown>): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const required = new Set((schema.required as string[] | undefined) ?? requiredOfPartial.get(schema) ?? []);
   const unset = (key: string) => {
     const property = properties[key];
     return !!property && !required.has(key) && property.nullable !== true && !('$ref' in property || 'allOf' in property || 'anyOf' in property || 'oneOf' in property);

@@ -128,8 +128,9 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   // A polymorphic field is declared by the variants only; it comes last, as in the contract's allOf.
   const properties = [...Object.keys(schema.properties as object), ...(def.variant ? [def.variant.field] : [])];
   const fieldsByName = new Map(def.fields.map((f) => [f.field, f]));
-  const bodySchema = withVariantField(requestSchema(schema), def);
-  const patchSchema = withVariantField(requestSchema(schema, { partial: true }), def);
+  const extra = def.variant ? { [def.variant.field]: { type: 'object', nullable: true } } : {};
+  const bodySchema = requestSchema(schema, { extra });
+  const patchSchema = requestSchema(schema, { partial: true, extra });
   const ref = { $ref: `#/components/schemas/${def.component}` };
   const detailPath = `${def.path}/{uuid}`;
   const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
@@ -592,11 +593,6 @@ export function columnFilter(table: string, name: string, column: string, descri
 }
 
 /** The request body also carries the polymorphic field, checked against its variant separately. */
-function withVariantField(schema: Record<string, unknown>, def: ZaakRecordDefinition): Record<string, unknown> {
-  if (!def.variant) return schema;
-  return { ...schema, properties: { ...(schema.properties as object), [def.variant.field]: { type: 'object', nullable: true } } };
-}
-
 function fromColumn(row: RecordRow, field: StoredField): unknown {
   const value = row[field.column];
   if (field.kind === 'timestamp') return iso(value);
