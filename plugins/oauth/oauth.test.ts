@@ -7,7 +7,7 @@ import { consoleLogger, createRegistry, staticAuthorizations, type Registry } fr
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { testCatalog, zaakInput, ZAAKTYPE } from '../../test/helpers/registry.js';
 import { createAuthorizationServer } from '../../examples/authorization-server/index.js';
-import { oauth } from './index.js';
+import { oauth, type OauthOptions } from './index.js';
 import { authorize, DpopKey, https, TLS, token, type ClientCertificate, type FlowClient, type HttpsAnswer } from './test-flow.js';
 
 const REGISTRY = 'https://zaakregister.test/zaken/api/v1';
@@ -144,6 +144,22 @@ describe('oauth: NL GOV profile against the example authorization server', funct
     });
   });
 
+  /** The registry's side: the example AS as issuer, the test clients' applications. */
+  const registryOauth = (): OauthOptions => ({
+    issuers: [as.issuer],
+    audience: REGISTRY,
+    authorizations: staticAuthorizations([
+      {
+        clientIds: ['zaaksysteem', 'burger-app', 'mtls-app', 'dpop-app'],
+        label: 'Zaaksysteem',
+        heeftAlleAutorisaties: false,
+        autorisaties: [{ component: 'zrc', scopes: ALL_ZGW_SCOPES, zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'geheim' }],
+      },
+      { clientIds: ['beheer'], label: 'Beheer', heeftAlleAutorisaties: true, autorisaties: [] },
+    ]),
+    fetch: { ca: TLS.ca },
+  });
+
   for (const backend of BACKENDS) {
     describe(`the registry as protected resource on ${backend.name}`, () => {
       let registry: Registry;
@@ -155,22 +171,7 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           preset: 'none',
           catalog: testCatalog(),
           logger: consoleLogger('silent'),
-          plugins: [
-            oauth({
-              issuers: [as.issuer],
-              audience: REGISTRY,
-              authorizations: staticAuthorizations([
-                {
-                  clientIds: ['zaaksysteem', 'burger-app', 'mtls-app', 'dpop-app'],
-                  label: 'Zaaksysteem',
-                  heeftAlleAutorisaties: false,
-                  autorisaties: [{ component: 'zrc', scopes: ALL_ZGW_SCOPES, zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'geheim' }],
-                },
-                { clientIds: ['beheer'], label: 'Beheer', heeftAlleAutorisaties: true, autorisaties: [] },
-              ]),
-              fetch: { ca: TLS.ca },
-            }),
-          ],
+          plugins: [oauth(registryOauth())],
         });
         const server = await registry.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey, clientCa: TLS.ca } });
         base = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1`;
@@ -304,6 +305,30 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           assert.equal(status, 401, name);
           assert.equal(body.code, 'invalid-token', name);
           assert.match(String(headers['www-authenticate']), /error="invalid_token"/, name);
+        }
+      });
+
+      it('behind a TLS-terminating proxy, takes the client certificate from the configured header only', async () => {
+        const behindProxy = await createRegistry({
+          storage: await backend.open(),
+          preset: 'none',
+          catalog: testCatalog(),
+          logger: consoleLogger('silent'),
+          plugins: [oauth({ ...registryOauth(), trustedCertificateHeader: 'X-Client-Cert' })],
+        });
+        try {
+          const server = await behindProxy.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey, clientCa: TLS.ca } });
+          const proxied = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
+          const { access_token } = await tokensFor('mtls-app', 'zaken.lezen', { certificate: TLS.clientA });
+          const headers = { ...bearer(access_token), 'accept-crs': 'EPSG:4326' };
+          const withHeader = (pem: Buffer) => ({ ...headers, 'x-client-cert': encodeURIComponent(pem.toString('utf8')) });
+          assert.equal((await https(proxied, { headers: withHeader(TLS.clientA.cert) })).status, 200);
+          assert.equal((await https(proxied, { headers: withHeader(TLS.clientB.cert) })).status, 401);
+          // The connection's own certificate does not count when a proxy is trusted to name it.
+          assert.equal((await https(proxied, { headers, certificate: TLS.clientA })).status, 401);
+          assert.equal((await https(proxied, { headers: { ...headers, 'x-client-cert': 'geen-certificaat' } })).body.code, 'invalid-token');
+        } finally {
+          await behindProxy.close();
         }
       });
 
