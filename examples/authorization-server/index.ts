@@ -8,7 +8,8 @@
  * - access tokens are JWTs (RFC 9068, PS256) for the registry as resource (RFC 8707), with `azp`;
  * - refresh tokens may ask for fewer scopes, never more (oidc-provider refuses `invalid_scope`);
  * - higher-level scopes go only to the clients permitted them;
- * - certificate-bound (RFC 8705) and DPoP-bound (RFC 9449) access tokens when the client asks.
+ * - certificate-bound (RFC 8705) and DPoP-bound (RFC 9449) access tokens when the client asks;
+ * - introspection (RFC 7662) for resource servers registered as clients with `private_key_jwt`.
  *
  * `npm install oidc-provider` (a development dependency of zaakregister) to use it.
  */
@@ -38,6 +39,8 @@ export interface AuthorizationServerOptions {
   login(req: IncomingMessage): Promise<string | undefined>;
   /** Access token lifetime, default 300 seconds. */
   accessTokenSeconds?: number;
+  /** `jwt` (default, RFC 9068) or `opaque`: then the resource server introspects them (RFC 7662). */
+  accessTokenFormat?: 'jwt' | 'opaque';
 }
 
 const PS256 = 'PS256';
@@ -78,6 +81,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
+      introspection: { enabled: true },
       dPoP: { enabled: true },
       mTLS: {
         enabled: true,
@@ -96,7 +100,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           return {
             scope: scopesFor(client.clientId).join(' '),
             audience: resource,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: options.accessTokenFormat ?? 'jwt',
             accessTokenTTL: options.accessTokenSeconds ?? 300,
             jwt: { sign: { alg: PS256 } },
           };

@@ -8,17 +8,28 @@ export interface AuthorizationServerFetch {
   maxBytes: number;
 }
 
+/** A form POST (introspection); without it, a GET. */
+export interface FormPost {
+  form: Record<string, string>;
+}
+
 /**
- * GET over HTTP(S) with its own CA list: the authorization server of a test or an internal network
- * often has a private CA, which the global `fetch` cannot be told about per request.
+ * HTTP(S) with its own CA list: the authorization server of a test or an internal network often has
+ * a private CA, which the global `fetch` cannot be told about per request.
  */
-export function fetchResponse(url: string, settings: AuthorizationServerFetch, signal?: AbortSignal): Promise<Response> {
+export function fetchResponse(url: string, settings: AuthorizationServerFetch, signal?: AbortSignal, post?: FormPost): Promise<Response> {
   const target = new URL(url);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(
       target,
-      { method: 'GET', headers: { accept: 'application/json' }, timeout: settings.timeoutMs, signal, ...(settings.ca && target.protocol === 'https:' ? { ca: settings.ca } : {}) },
+      {
+        method: post ? 'POST' : 'GET',
+        headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        timeout: settings.timeoutMs,
+        signal,
+        ...(settings.ca && target.protocol === 'https:' ? { ca: settings.ca } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -37,12 +48,12 @@ export function fetchResponse(url: string, settings: AuthorizationServerFetch, s
     );
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within ${settings.timeoutMs} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(post ? new URLSearchParams(post.form).toString() : undefined);
   });
 }
 
-export async function fetchJson(url: string, settings: AuthorizationServerFetch): Promise<Record<string, unknown>> {
-  const response = await fetchResponse(url, settings);
+export async function fetchJson(url: string, settings: AuthorizationServerFetch, post?: FormPost): Promise<Record<string, unknown>> {
+  const response = await fetchResponse(url, settings, undefined, post);
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   const body: unknown = await response.json();
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error(`${url} did not answer a JSON object`);

@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
+import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, AuthorizationSource, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
 import { ProblemError } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
@@ -28,6 +29,12 @@ export interface OauthOptions {
   dpop?: { algorithms?: string[]; windowSeconds?: number };
   /** Reaching the authorization servers: extra trusted CA (PEM), timeout (default 5000 ms). */
   fetch?: { ca?: string | Buffer; timeoutMs?: number };
+  /**
+   * RFC 7662: opaque (non-JWT) access tokens are introspected at this issuer's `introspection_endpoint`,
+   * the registry authenticating as `clientId` with `private_key_jwt` (`privateKey`, a PS256 JWK or key).
+   * Answers are cached until the token's `exp` (a token revoked before then stays accepted until it).
+   */
+  introspection?: { issuer: string; clientId: string; privateKey: JWK | CryptoKey };
   /** The authorization code flow documented in the OpenAPI document; default: from the first issuer's metadata at setup. */
   documentedFlow?: { authorizationUrl: string; tokenUrl: string };
 }
@@ -93,6 +100,9 @@ export function oauth(options: OauthOptions): Plugin {
   const dpop = { algorithms: options.dpop?.algorithms ?? ['PS256', 'ES256'], windowSeconds: options.dpop?.windowSeconds ?? 60, leewaySeconds: leeway };
   const fetchSettings: AuthorizationServerFetch = { ca: options.fetch?.ca, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
   const replays = new ReplayCache();
+  const introspected = new Map<string, JWTPayload>();
+  const INTROSPECTED_MAX = 10_000;
+  if (options.introspection && !options.issuers.includes(options.introspection.issuer)) throw new Error('oauth: the introspection issuer must be one of issuers');
   const issuers = new Map<string, Promise<Issuer>>();
   let table: Record<string, string[]> = options.scopes ?? {};
 
@@ -167,6 +177,53 @@ export function oauth(options: OauthOptions): Plugin {
       }
       throw invalidToken(tokenProblem(error as errors.JOSEError), (error as Error).message);
     }
+  }
+
+  /** The registry's `private_key_jwt` assertion for the introspection endpoint. */
+  async function clientAssertion(introspection: NonNullable<OauthOptions['introspection']>): Promise<string> {
+    const key = 'kty' in introspection.privateKey ? await importJWK(introspection.privateKey as JWK, 'PS256') : introspection.privateKey;
+    return new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'PS256' })
+      .setIssuer(introspection.clientId)
+      .setSubject(introspection.clientId)
+      .setAudience(introspection.issuer)
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(key);
+  }
+
+  /** RFC 7662: what the issuer says of an opaque token, held to the same rules as a JWT's claims. */
+  async function introspect(token: string): Promise<JWTPayload> {
+    const introspection = options.introspection;
+    if (!introspection) throw invalidToken('Het access token is geen JWT.', 'not a JWT');
+    const key = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now() / 1000;
+    const cached = introspected.get(key);
+    if (cached && cached.exp! + leeway > now) return cached;
+    let answer: Record<string, unknown>;
+    try {
+      const { metadata } = await issuer(introspection.issuer);
+      if (typeof metadata.introspection_endpoint !== 'string') throw new Error(`${introspection.issuer} has no introspection_endpoint`);
+      const form = {
+        token,
+        token_type_hint: 'access_token',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await clientAssertion(introspection),
+      };
+      answer = await fetchJson(metadata.introspection_endpoint, fetchSettings, { form });
+    } catch (error) {
+      throw new ProblemError('authorization-server-unavailable', { detail: 'De autorisatieserver kon het token niet beoordelen; probeer het later opnieuw.', cause: error });
+    }
+    const claims = answer as JWTPayload;
+    if (answer.active !== true) throw invalidToken('Het access token is niet (meer) geldig.', 'inactive');
+    if (claims.iss !== undefined && claims.iss !== introspection.issuer) throw invalidToken(`De uitgever (iss) van het token wordt hier niet vertrouwd.`, 'untrusted issuer');
+    const audiences = [claims.aud ?? []].flat();
+    if (!audiences.includes(options.audience)) throw invalidToken(`Het access token is niet voor deze registratie (aud moet ${options.audience} bevatten).`, 'audience');
+    if (typeof claims.exp !== 'number') throw invalidToken("Het access token heeft geen 'exp'.", 'no exp');
+    if (claims.exp + leeway <= now) throw invalidToken('Het access token is verlopen.', 'expired');
+    if (introspected.size >= INTROSPECTED_MAX) introspected.delete(introspected.keys().next().value!);
+    introspected.set(key, claims);
+    return claims;
   }
 
   /** A Dutch detail for what jose found wrong. */
@@ -247,10 +304,10 @@ export function oauth(options: OauthOptions): Plugin {
     try {
       alg = decodeProtectedHeader(given.token).alg;
     } catch {
-      // Not a JOSE object: an opaque token, which this plugin does not introspect.
+      // Not a JOSE object: an opaque token, for introspection.
     }
     if (given.scheme === 'bearer' && alg === ZGW_ALGORITHM) return undefined;
-    const claims = await verify(given.token);
+    const claims = alg === undefined ? await introspect(given.token) : await verify(given.token);
     await checkProof(ctx, given.token, given.scheme, claims);
     const clientId = clientOf(claims);
     const permissions = permissionsOf(claims);

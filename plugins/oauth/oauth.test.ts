@@ -28,7 +28,7 @@ async function rsaKey() {
 }
 
 /** The example authorization server on HTTPS at 127.0.0.1 (random port), asking for client certificates. */
-async function startAuthorizationServer(clients: ClientMetadata[]): Promise<AuthorizationServer> {
+async function startAuthorizationServer(clients: ClientMetadata[], accessTokenFormat: 'jwt' | 'opaque' = 'jwt'): Promise<AuthorizationServer> {
   const server = createServer({ cert: TLS.serverCert, key: TLS.serverKey, ca: TLS.ca, requestCert: true, rejectUnauthorized: false });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -43,6 +43,7 @@ async function startAuthorizationServer(clients: ClientMetadata[]): Promise<Auth
     signingKey,
     users: { [USER.id]: { name: USER.name } },
     login: async () => USER.id,
+    accessTokenFormat,
   });
   server.on('request', handler);
   return { issuer, server, signingKey, signingPrivateKey: keys.privateKey };
@@ -64,6 +65,8 @@ describe('oauth: NL GOV profile against the example authorization server', funct
   this.timeout(120_000);
   let as: AuthorizationServer;
   let otherAs: AuthorizationServer;
+  /** Issues opaque access tokens, which the registry introspects. */
+  let opaqueAs: AuthorizationServer;
   const clients: Record<string, FlowClient> = {};
 
   before(async () => {
@@ -72,16 +75,17 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       confidential('beheer'),
       confidential('mtls-app', { tls_client_certificate_bound_access_tokens: true }),
       confidential('dpop-app'),
+      confidential('zaakregister'),
     ]);
     const publicClient: FlowClient = { clientId: 'burger-app', redirectUri: 'https://burger-app.test/callback' };
     for (const { client } of made) clients[client.clientId] = client;
     clients['burger-app'] = publicClient;
     const metadata: ClientMetadata[] = [...made.map((m) => m.metadata), { client_id: 'burger-app', redirect_uris: [publicClient.redirectUri], token_endpoint_auth_method: 'none' }];
-    [as, otherAs] = await Promise.all([startAuthorizationServer(metadata), startAuthorizationServer(metadata)]);
+    [as, otherAs, opaqueAs] = await Promise.all([startAuthorizationServer(metadata), startAuthorizationServer(metadata), startAuthorizationServer(metadata, 'opaque')]);
   });
 
   after(async () => {
-    for (const server of [as?.server, otherAs?.server]) {
+    for (const server of [as?.server, otherAs?.server, opaqueAs?.server]) {
       server?.closeAllConnections();
       await new Promise((resolve) => server?.close(resolve));
     }
@@ -329,6 +333,36 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           assert.equal((await https(proxied, { headers: { ...headers, 'x-client-cert': 'geen-certificaat' } })).body.code, 'invalid-token');
         } finally {
           await behindProxy.close();
+        }
+      });
+
+      it('introspects an opaque token at its issuer (RFC 7662) and holds it to the same rules', async () => {
+        const introspecting = await createRegistry({
+          storage: await backend.open(),
+          preset: 'none',
+          catalog: testCatalog(),
+          logger: consoleLogger('silent'),
+          plugins: [oauth({ ...registryOauth(), issuers: [as.issuer, opaqueAs.issuer], introspection: { issuer: opaqueAs.issuer, clientId: 'zaakregister', privateKey: clients.zaakregister.key! } })],
+        });
+        try {
+          const server = await introspecting.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey } });
+          const zaken = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
+          const { access_token } = await tokensFor('zaaksysteem', 'zaken.lezen', { server: opaqueAs });
+          assert.throws(() => decodeJwt(access_token), 'an opaque token');
+          const headers = { ...bearer(access_token), 'accept-crs': 'EPSG:4326' };
+          assert.equal((await https(zaken, { headers })).status, 200);
+          const needsScope = await https(zaken, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-crs': 'EPSG:4326' }, body: JSON.stringify(zaakInput()) });
+          assert.equal(needsScope.status, 403);
+          assert.equal(needsScope.body.code, 'insufficient-scope');
+          const elsewhere = await tokensFor('zaaksysteem', 'zaken.lezen', { server: opaqueAs, resource: OTHER_RESOURCE });
+          const unknown = await https(zaken, { headers: { ...headers, ...bearer('an-opaque-token-the-issuer-never-issued') } });
+          assert.equal(unknown.status, 401);
+          assert.match(unknown.body.detail, /niet \(meer\) geldig/);
+          const otherAudience = await https(zaken, { headers: { ...headers, ...bearer(elsewhere.access_token) } });
+          assert.equal(otherAudience.status, 401);
+          assert.match(otherAudience.body.detail, /niet voor deze registratie/);
+        } finally {
+          await introspecting.close();
         }
       });
 
