@@ -115,7 +115,7 @@ export function configWarnings(config: CliConfig): string[] {
 
 const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
 
-/** The PEM files of `tls` and of the oauth plugin, relative to the config file's directory. */
+/** The files of `tls` and of the oauth plugin, relative to the config file's directory. */
 function resolveFiles(config: CliConfig, dir: string): void {
   const resolve = (file: unknown) => (typeof file === 'string' ? path.resolve(dir, file) : file) as string;
   if (isRecord(config.tls)) {
@@ -123,6 +123,7 @@ function resolveFiles(config: CliConfig, dir: string): void {
   }
   const oauth = isRecord(config.plugins) ? config.plugins.oauth : undefined;
   if (isRecord(oauth) && isRecord(oauth.fetch) && oauth.fetch.caFile !== undefined) oauth.fetch.caFile = resolve(oauth.fetch.caFile);
+  if (isRecord(oauth) && isRecord(oauth.introspection) && oauth.introspection.privateKeyFile !== undefined) oauth.introspection.privateKeyFile = resolve(oauth.introspection.privateKeyFile);
 }
 
 /** Reads a config file, its relative paths resolved against its directory; no checks yet (flags and environment apply first). */

@@ -19,12 +19,23 @@ export interface PluginContext {
   authorizations?: AuthorizationSource;
 }
 
-/** The oauth plugin from the config file's options: its CA file read, the applications of the configuration. */
+/** The oauth plugin's options in the config file: files where the plugin takes their contents. */
+type OauthConfig = Omit<OauthOptions, 'fetch' | 'authorizations' | 'introspection'> & {
+  fetch?: { caFile?: string; timeoutMs?: number };
+  introspection?: { issuer: string; clientId: string; privateKeyFile: string };
+};
+
+/** The oauth plugin from the config file's options: its files read, the applications of the configuration. */
 function oauthFromConfig(options: object | undefined, context: PluginContext): Plugin {
-  const { fetch, ...rest } = (options ?? {}) as Omit<OauthOptions, 'fetch' | 'authorizations'> & { fetch?: { caFile?: string; timeoutMs?: number } };
+  const { fetch, introspection, ...rest } = (options ?? {}) as OauthConfig;
   if (!context.authorizations) throw new Error('plugin oauth needs applications or autorisatiesApi: what each client may do');
   const ca = fetch?.caFile ? readFileSync(fetch.caFile) : undefined;
-  return oauth({ ...rest, authorizations: context.authorizations, fetch: { ca, timeoutMs: fetch?.timeoutMs } });
+  return oauth({
+    ...rest,
+    authorizations: context.authorizations,
+    fetch: { ca, timeoutMs: fetch?.timeoutMs },
+    introspection: introspection && { issuer: introspection.issuer, clientId: introspection.clientId, privateKey: JSON.parse(readFileSync(introspection.privateKeyFile, 'utf8')) },
+  });
 }
 
 const BUILT_IN: Record<string, { create(options: object | undefined, context: PluginContext): Plugin; standard: boolean }> = {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Applicatie, AuthorizationSource, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
+import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
 import { ProblemError } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
 import { checkCertificateBinding, checkDpopProof, clientCertificate, ProofError, ReplayCache } from './proof.js';
@@ -44,6 +44,7 @@ const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
 /** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's. */
 const ZGW_ALGORITHM = 'HS256';
 const SECURITY_SCHEME = 'oauth2';
+const KEYS_UNAVAILABLE = 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.';
 
 interface Issuer {
   jwks: JWTVerifyGetKey;
@@ -105,6 +106,13 @@ export function oauth(options: OauthOptions): Plugin {
   if (options.introspection && !options.issuers.includes(options.introspection.issuer)) throw new Error('oauth: the introspection issuer must be one of issuers');
   const issuers = new Map<string, Promise<Issuer>>();
   let table: Record<string, string[]> = options.scopes ?? {};
+  let log: Logger | undefined;
+
+  /** 503: the authorization server cannot be asked; operators see why in the log (clients do not). */
+  function unavailable(iss: string, detail: string, error: unknown): ProblemError {
+    log?.error('oauth: the authorization server cannot be reached', { issuer: iss, error: (error as Error).message });
+    return new ProblemError('authorization-server-unavailable', { detail, cause: error });
+  }
 
   /** RFC 8414 metadata (then OpenID discovery), once per issuer; a failure is retried on the next token. */
   function issuer(iss: string): Promise<Issuer> {
@@ -159,7 +167,7 @@ export function oauth(options: OauthOptions): Plugin {
     try {
       known = await issuer(iss);
     } catch (error) {
-      throw new ProblemError('authorization-server-unavailable', { detail: 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.', cause: error });
+      throw unavailable(iss, KEYS_UNAVAILABLE, error);
     }
     try {
       const { payload } = await jwtVerify(token, known.jwks, {
@@ -172,9 +180,7 @@ export function oauth(options: OauthOptions): Plugin {
       });
       return payload;
     } catch (error) {
-      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
-        throw new ProblemError('authorization-server-unavailable', { detail: 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.', cause: error });
-      }
+      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) throw unavailable(iss, KEYS_UNAVAILABLE, error);
       throw invalidToken(tokenProblem(error as errors.JOSEError), (error as Error).message);
     }
   }
@@ -212,7 +218,7 @@ export function oauth(options: OauthOptions): Plugin {
       };
       answer = await fetchJson(metadata.introspection_endpoint, fetchSettings, { form });
     } catch (error) {
-      throw new ProblemError('authorization-server-unavailable', { detail: 'De autorisatieserver kon het token niet beoordelen; probeer het later opnieuw.', cause: error });
+      throw unavailable(introspection.issuer, 'De autorisatieserver kon het token niet beoordelen; probeer het later opnieuw.', error);
     }
     const claims = answer as JWTPayload;
     if (answer.active !== true) throw invalidToken('Het access token is niet (meer) geldig.', 'inactive');
@@ -318,6 +324,7 @@ export function oauth(options: OauthOptions): Plugin {
   return {
     name: 'oauth',
     async setup(api) {
+      log = api.registry.log;
       api.defineProblem('invalid-token', 401, 'Het access token is ongeldig.');
       api.defineProblem('insufficient-scope', 403, 'Het access token heeft niet de benodigde scope.');
       api.defineProblem('authorization-server-unavailable', 503, 'De autorisatieserver is niet bereikbaar.');

@@ -15,6 +15,8 @@ const OTHER_RESOURCE = 'https://andere-registratie.test/api/v1';
 const SCOPES = ['zaken.lezen', 'zaken.aanmaken', 'zaken.bijwerken', 'zaken.statussen.toevoegen', 'audittrails.lezen'];
 const ALL_ZGW_SCOPES = [...SCOPES, 'zaken.verwijderen', 'zaken.heropenen', 'zaken.geforceerd-bijwerken'];
 const USER = { id: 'u-123', name: 'Jan Jansen' };
+/** An allowed issuer nobody listens for (port 1 on the loopback refuses connections). */
+const UNREACHABLE_ISSUER = 'https://127.0.0.1:1';
 
 interface AuthorizationServer {
   issuer: string;
@@ -150,7 +152,7 @@ describe('oauth: NL GOV profile against the example authorization server', funct
 
   /** The registry's side: the example AS as issuer, the test clients' applications. */
   const registryOauth = (): OauthOptions => ({
-    issuers: [as.issuer],
+    issuers: [as.issuer, UNREACHABLE_ISSUER],
     audience: REGISTRY,
     authorizations: staticAuthorizations([
       {
@@ -252,6 +254,16 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           assert.match(answer.body.detail, detail, name);
           assert.match(String(answer.headers['www-authenticate']), /^Bearer error="invalid_token"/, name);
         }
+      });
+
+      it('answers 503 when an allowed issuer cannot be reached for its keys', async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const unreachable = await new SignJWT({ iss: UNREACHABLE_ISSUER, aud: REGISTRY, client_id: 'zaaksysteem', scope: 'zaken.lezen', iat: now, exp: now + 300 })
+          .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid: 'k' })
+          .sign(as.signingPrivateKey);
+        const answer = await call('/zaken', { headers: { ...bearer(unreachable), 'accept-crs': 'EPSG:4326' } });
+        assert.equal(answer.status, 503);
+        assert.equal(answer.body.code, 'authorization-server-unavailable');
       });
 
       it('answers insufficient_scope naming the scope an operation needs', async () => {
