@@ -41,9 +41,10 @@ export interface OauthOptions {
 
 /** Where clients put tokens against RFC 6750's advice; a request with one is refused outright. */
 const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
-/** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's. */
+/** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's (this plugin accepts no symmetric algorithm at all). */
 const ZGW_ALGORITHM = 'HS256';
 const SECURITY_SCHEME = 'oauth2';
+const RETRY_DISCOVERY_MS = 10_000;
 const KEYS_UNAVAILABLE = 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.';
 
 interface Issuer {
@@ -93,7 +94,7 @@ export function oauth(options: OauthOptions): Plugin {
   if (!options.issuers?.length) throw new Error('oauth: at least one issuer is required');
   if (!options.audience) throw new Error('oauth: audience (this registry\'s resource indicator) is required');
   const algorithms = options.algorithms ?? ['PS256'];
-  if (algorithms.includes(ZGW_ALGORITHM) || algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) {
+  if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) {
     throw new Error('oauth: only asymmetric signature algorithms are accepted');
   }
   const leeway = options.leewaySeconds ?? 30;
@@ -114,7 +115,10 @@ export function oauth(options: OauthOptions): Plugin {
     return new ProblemError('authorization-server-unavailable', { detail, cause: error });
   }
 
-  /** RFC 8414 metadata (then OpenID discovery), once per issuer; a failure is retried on the next token. */
+  /**
+   * RFC 8414 metadata (then OpenID discovery), once per issuer. A failure is remembered for
+   * `RETRY_DISCOVERY_MS`: an issuer that is down is not asked again for every request.
+   */
   function issuer(iss: string): Promise<Issuer> {
     let loading = issuers.get(iss);
     if (!loading) {
@@ -128,7 +132,7 @@ export function oauth(options: OauthOptions): Plugin {
           [customFetch]: (url: string, init: { signal?: AbortSignal }) => fetchResponse(url, fetchSettings, init.signal),
         }),
       }));
-      loading.catch(() => issuers.delete(iss));
+      loading.catch(() => setTimeout(() => issuers.delete(iss), RETRY_DISCOVERY_MS).unref());
       issuers.set(iss, loading);
     }
     return loading;
