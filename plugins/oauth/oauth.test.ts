@@ -5,7 +5,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JW
 import type { ClientMetadata } from 'oidc-provider';
 import { consoleLogger, createRegistry, staticAuthorizations, type Registry } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
-import { testCatalog, zaakInput, ZAAKTYPE } from '../../test/helpers/registry.js';
+import { testCatalog, zaakInput, ZAAKTYPE, ZAAKTYPE_GEHEIM } from '../../test/helpers/registry.js';
 import { createAuthorizationServer } from '../../examples/authorization-server/index.js';
 import { oauth, type OauthOptions } from './index.js';
 import { authorize, DpopKey, https, TLS, token, type ClientCertificate, type FlowClient, type HttpsAnswer } from './test-flow.js';
@@ -118,6 +118,16 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       assert.equal(claims.sub, USER.id);
       assert.equal(claims.scope, 'zaken.lezen zaken.aanmaken');
       assert.ok(tokens.refresh_token, 'a refresh token');
+    });
+
+    it('refuses a client assertion signed with a key the client did not register', async () => {
+      const client = clients.zaaksysteem;
+      const outcome = await authorize(as.issuer, client, { scope: 'zaken.lezen', resource: REGISTRY });
+      assert.ok('code' in outcome);
+      const impostor = { ...client, key: (await rsaKey()).privateKey };
+      const answer = await token(as.issuer, impostor, { grant_type: 'authorization_code', code: outcome.code, redirect_uri: client.redirectUri, code_verifier: outcome.verifier, resource: REGISTRY });
+      assert.equal(answer.status, 401, answer.text);
+      assert.equal(answer.body.error, 'invalid_client');
     });
 
     it('refuses a redirect URI that is not registered exactly', async () => {
@@ -240,7 +250,11 @@ describe('oauth: NL GOV profile against the example authorization server', funct
         const forged = await new SignJWT({ ...decodeJwt(valid.access_token) })
           .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid: as.signingKey.kid })
           .sign(otherAs.signingPrivateKey);
+        const otherClient = await new SignJWT({ ...decodeJwt(valid.access_token), azp: 'iemand-anders' })
+          .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid: as.signingKey.kid })
+          .sign(as.signingPrivateKey);
         const cases: [string, string, RegExp][] = [
+          ['azp other than client_id', otherClient, /verschillende clients/],
           ['another audience', other.access_token, /niet voor deze registratie/],
           ['another issuer', foreign.access_token, /uitgever/],
           ['expired', expired, /verlopen/],
@@ -272,6 +286,13 @@ describe('oauth: NL GOV profile against the example authorization server', funct
         assert.equal(answer.status, 403);
         assert.equal(answer.body.code, 'insufficient-scope');
         assert.equal(answer.headers['www-authenticate'], 'Bearer error="insufficient_scope", scope="zaken.aanmaken"');
+      });
+
+      it('still applies the application: a zaaktype it is not authorized for is refused (zrc-006)', async () => {
+        const { access_token } = await tokensFor('zaaksysteem', 'zaken.aanmaken');
+        const answer = await call('/zaken', { method: 'POST', json: zaakInput({ zaaktype: ZAAKTYPE_GEHEIM }), headers: { ...bearer(access_token), 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326' } });
+        assert.equal(answer.status, 403, answer.text);
+        assert.equal(answer.body.code, 'permission_denied');
       });
 
       it('lets only a client granted the higher-level scope destroy a zaak', async () => {
