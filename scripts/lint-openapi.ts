@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { consoleLogger, createRegistry } from '../src/index.js';
+import { consoleLogger, createRegistry, oauth, staticAuthorizations } from '../src/index.js';
 
 const RULESET = process.env.ADR_RULESET ?? fileURLToPath(new URL('../reference/adr-2.2-spectral-ruleset.yaml', import.meta.url));
 
@@ -31,7 +31,15 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
   },
 ];
 
-const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent') });
+// With the oauth plugin: its `oauth2` scheme and per-operation scopes are linted too.
+const login = 'https://login.example.nl';
+const oauthPlugin = oauth({
+  issuers: [login],
+  audience: 'https://zaken.example.nl/zaken/api/v1',
+  authorizations: staticAuthorizations([]),
+  documentedFlow: { authorizationUrl: `${login}/authorize`, tokenUrl: `${login}/token` },
+});
+const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent'), plugins: [oauthPlugin] });
 const document = registry.openapi();
 await registry.close();
 const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');

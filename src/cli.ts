@@ -45,6 +45,9 @@ Serves the Zaken API until SIGINT or SIGTERM.
 
 Options:
   --port <n>                            port to listen on (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --tls-cert <file.pem>                 serve HTTPS with this certificate (TLS 1.2+, NCSC cipher suites)
+  --tls-key <file.pem>                  the private key of --tls-cert
+  --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
   --development                         authentication off and the demo catalog (never with real data)
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
@@ -73,14 +76,15 @@ Options:
 ${COMMON_OPTIONS}`,
 };
 
-/** Development mode, or ZGW JWT authentication with the configured applications (the config check made sure there are some). */
-function authorization(config: CliConfig): 'development' | AuthOptions {
-  if (config.development) return 'development';
-  return { source: authorizationSource(config), clients: config.clients ?? {}, ...config.jwt };
+/** Development mode, or ZGW JWT authentication with the configured applications (the config check made sure there are some; only development has none). */
+function authorization(config: CliConfig, source: AuthorizationSource | undefined): 'development' | AuthOptions {
+  if (config.development || !source) return 'development';
+  return { source, clients: config.clients ?? {}, ...config.jwt };
 }
 
 /** The configured applications: static, or from an Autorisaties API (fetched with its own allow-list: only the configured hosts). */
-function authorizationSource(config: CliConfig): AuthorizationSource {
+function authorizationSource(config: CliConfig): AuthorizationSource | undefined {
+  if (config.development) return undefined;
   if (config.applications) return staticAuthorizations(config.applications);
   const api = config.autorisatiesApi!;
   const hosts = [api.url, api.notifications?.url].filter((url): url is string => !!url).map((url) => new URL(url).host);
@@ -97,15 +101,16 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
         : demoCatalog(origin);
   if (config.catalog?.type === 'static') log.info(`catalog: static types from ${config.catalog.file}`);
   else if (!config.catalog && config.development) log.info('catalog: the demo catalog (zaakregister/demo)');
+  const source = authorizationSource(config);
   return createRegistry({
     baseUrl: config.baseUrl,
     storage: config.database ?? DEFAULT_DATABASE,
     catalog,
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
-    authorization: authorization(config),
+    authorization: authorization(config, source),
     logger: log,
     preset: 'none',
-    plugins: configuredPlugins(config.plugins),
+    plugins: configuredPlugins(config.plugins, { authorizations: source }),
     outbox: config.outbox,
     strictNulls: config.strictNulls,
   });
@@ -113,9 +118,10 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
 
 async function serve(config: CliConfig, log: Logger): Promise<number> {
   let port = config.port ?? DEFAULT_PORT;
-  const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${port}`);
+  const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
+  const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await registry.listen(port, config.host).catch(async (error: unknown) => {
+  const server = await registry.listen(port, config.host, { tls }).catch(async (error: unknown) => {
     await registry.close();
     throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
   });
@@ -199,6 +205,9 @@ function parse(argv: string[]) {
       options: {
         config: { type: 'string' },
         port: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'tls-client-ca': { type: 'string' },
         database: { type: 'string' },
         development: { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -221,6 +230,9 @@ function configuration(values: ReturnType<typeof parse>['values'], serving: bool
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
   if (values.database !== undefined) config.database = values.database;
   if (values.development) config.development = true;
+  if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
+    config.tls = { ...config.tls, cert: values['tls-cert'] ?? config.tls?.cert, key: values['tls-key'] ?? config.tls?.key, clientCa: values['tls-client-ca'] ?? config.tls?.clientCa } as CliConfig['tls'];
+  }
   if (values['log-level'] !== undefined) config.logLevel = values['log-level'] as CliConfig['logLevel'];
   return checkConfig(config, values.config ?? 'command line and environment', { serving });
 }

@@ -10,6 +10,8 @@ import { formatProblems, settingsProblems, type SettingsProblem } from './schema
 export interface CliConfig {
   port?: number;
   host?: string;
+  /** Serve HTTPS: PEM files of the certificate, its key and (mutual TLS) the client CAs. */
+  tls?: { cert: string; key: string; clientCa?: string };
   baseUrl?: string;
   database?: string;
   development?: boolean;
@@ -69,8 +71,8 @@ function crossFieldProblems(config: CliConfig, serving: boolean): SettingsProble
   if (config.development || !serving) return problems;
   // Never an open registry by omission: without development mode, clients and their applications.
   const clients = isRecord(config.clients) ? config.clients : {};
-  if (!Object.keys(clients).length) {
-    problems.push({ path: '/clients', message: 'is required: the client ids and secrets that may call the registry (see docs/authentication.md), or run with --development on a developer machine' });
+  if (!Object.keys(clients).length && !oauthConfigured(config)) {
+    problems.push({ path: '/clients', message: 'is required: the client ids and secrets that may call the registry (see docs/authentication.md), or plugins.oauth, or run with --development on a developer machine' });
   }
   if (!config.applications && !config.autorisatiesApi) {
     problems.push({ path: '/applications', message: 'applications or autorisatiesApi is required: what each client may do (see docs/authentication.md)' });
@@ -100,18 +102,31 @@ export function configProblems(config: unknown, { serving = true } = {}): Settin
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+/** OAuth access tokens authenticate clients too: then ZGW client secrets are optional. */
+const oauthConfigured = (config: CliConfig) => isRecord(config.plugins) && isRecord(config.plugins.oauth);
 
 /** What is allowed but probably not meant: logged at start and printed by check-config. */
 export function configWarnings(config: CliConfig): string[] {
   const warnings: string[] = [];
   if (config.allowWeakSecrets && !config.development) warnings.push('"allowWeakSecrets" is on: client secrets shorter than 32 bytes are accepted');
-  for (const clientId of (config.applications ?? []).flatMap((application) => application.clientIds)) {
+  for (const clientId of oauthConfigured(config) ? [] : (config.applications ?? []).flatMap((application) => application.clientIds)) {
     if (!Object.hasOwn(config.clients ?? {}, clientId)) warnings.push(`client id "${clientId}" has an application but no secret in "clients": it cannot authenticate`);
   }
   return warnings;
 }
 
 const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
+
+/** The files of `tls` and of the oauth plugin, relative to the config file's directory. */
+function resolveFiles(config: CliConfig, dir: string): void {
+  const resolve = (file: unknown) => (typeof file === 'string' ? path.resolve(dir, file) : file) as string;
+  if (isRecord(config.tls)) {
+    for (const key of ['cert', 'key', 'clientCa'] as const) if (config.tls[key] !== undefined) config.tls[key] = resolve(config.tls[key]);
+  }
+  const oauth = isRecord(config.plugins) ? config.plugins.oauth : undefined;
+  if (isRecord(oauth) && isRecord(oauth.fetch) && oauth.fetch.caFile !== undefined) oauth.fetch.caFile = resolve(oauth.fetch.caFile);
+  if (isRecord(oauth) && isRecord(oauth.introspection) && oauth.introspection.privateKeyFile !== undefined) oauth.introspection.privateKeyFile = resolve(oauth.introspection.privateKeyFile);
+}
 
 /** Reads a config file, its relative paths resolved against its directory; no checks yet (flags and environment apply first). */
 export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env): CliConfig {
@@ -126,6 +141,7 @@ export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
     const dir = path.dirname(file);
     if (config.catalog?.type === 'static' && typeof config.catalog.file === 'string') config.catalog.file = path.resolve(dir, config.catalog.file);
     if (isPath(config.database)) config.database = path.resolve(dir, config.database);
+    resolveFiles(config, dir);
   }
   if (env.PORT) config.port = /^\d+$/.test(env.PORT) ? Number(env.PORT) : (env.PORT as never);
   if (env.DATABASE_URL) config.database = env.DATABASE_URL;

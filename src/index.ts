@@ -7,4 +7,5 @@ export { caching, type CachingOptions } from '../plugins/caching/index.js';
 export { expand } from '../plugins/expand/index.js';
 export { registrySync, type RegistrySyncOptions } from '../plugins/registry-sync/index.js';
 export { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
+export { oauth, type OauthOptions } from '../plugins/oauth/index.js';
 export { versioning, type VersioningOptions, type VersionPolicy, type DeprecationSchedule } from '../plugins/versioning/index.js';

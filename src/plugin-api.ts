@@ -17,6 +17,7 @@ export {
   type DispatcherOptions,
   type DispatcherStats,
 } from './outbox/index.js';
+export type { TlsOptions } from './http/tls.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
 export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';

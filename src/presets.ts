@@ -4,13 +4,41 @@ import { expand } from '../plugins/expand/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
+import { readFileSync } from 'node:fs';
+import { oauth, type OauthOptions } from '../plugins/oauth/index.js';
+import type { AuthorizationSource } from './auth/types.js';
 import type { Plugin } from './plugin.js';
 
 /** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync, caching, expand); `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
 /** The built-in plugins by name, with whether the `standard` preset includes them. */
-const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boolean }> = {
+/** What some built-in plugins need from the rest of the configuration. */
+export interface PluginContext {
+  /** The applications (from `applications` or `autorisatiesApi`): the oauth plugin maps clients to them. */
+  authorizations?: AuthorizationSource;
+}
+
+/** The oauth plugin's options in the config file: files where the plugin takes their contents. */
+type OauthConfig = Omit<OauthOptions, 'fetch' | 'authorizations' | 'introspection'> & {
+  fetch?: { caFile?: string; timeoutMs?: number };
+  introspection?: { issuer: string; clientId: string; privateKeyFile: string };
+};
+
+/** The oauth plugin from the config file's options: its files read, the applications of the configuration. */
+function oauthFromConfig(options: object | undefined, context: PluginContext): Plugin {
+  const { fetch, introspection, ...rest } = (options ?? {}) as OauthConfig;
+  if (!context.authorizations) throw new Error('plugin oauth needs applications or autorisatiesApi: what each client may do');
+  const ca = fetch?.caFile ? readFileSync(fetch.caFile) : undefined;
+  return oauth({
+    ...rest,
+    authorizations: context.authorizations,
+    fetch: { ca, timeoutMs: fetch?.timeoutMs },
+    introspection: introspection && { issuer: introspection.issuer, clientId: introspection.clientId, privateKey: JSON.parse(readFileSync(introspection.privateKeyFile, 'utf8')) },
+  });
+}
+
+const BUILT_IN: Record<string, { create(options: object | undefined, context: PluginContext): Plugin; standard: boolean }> = {
   'zrc-rules': { create: (options) => zrcRules(options), standard: true },
   archive: { create: () => archive(), standard: true },
   'registry-sync': { create: (options) => registrySync(options), standard: true },
@@ -18,19 +46,21 @@ const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boo
   expand: { create: () => expand(), standard: true },
   // Needs the Notificaties API's URL: only when configured.
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
+  // Needs the issuers and this registry's audience: only when configured.
+  oauth: { create: oauthFromConfig, standard: false },
 };
 
 export function presetPlugins(preset: PresetName): Plugin[] {
-  return preset === 'standard' ? Object.values(BUILT_IN).filter((p) => p.standard).map((p) => p.create()) : [];
+  return preset === 'standard' ? Object.values(BUILT_IN).filter((p) => p.standard).map((p) => p.create(undefined, {})) : [];
 }
 
 /**
  * The built-in plugins a config file asks for (`"plugins": { "zrc-rules": { ... } }`), on top of the
  * standard preset: an options object configures one, `true` enables it, `false` leaves it out.
  */
-export function configuredPlugins(config: Record<string, boolean | object> = {}): Plugin[] {
+export function configuredPlugins(config: Record<string, boolean | object> = {}, context: PluginContext = {}): Plugin[] {
   return Object.entries(BUILT_IN)
     .map(([name, plugin]) => [plugin, config[name] ?? plugin.standard] as const)
     .filter(([, setting]) => setting !== false)
-    .map(([plugin, setting]) => plugin.create(typeof setting === 'object' ? setting : undefined));
+    .map(([plugin, setting]) => plugin.create(typeof setting === 'object' ? setting : undefined, context));
 }

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createTlsServer, type TlsOptions } from './http/tls.js';
 import express, { type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
@@ -91,8 +92,8 @@ export interface Registry {
   openapi(version?: string): Record<string, unknown>;
   /** Applies the core's and the plugins' pending migrations; returns their names. */
   migrate(): Promise<string[]>;
-  /** Serves the registry on its own Express app at the base URL's path. */
-  listen(port: number, host?: string): Promise<Server>;
+  /** Serves the registry on its own Express app at the base URL's path; over HTTPS with `tls`. */
+  listen(port: number, host?: string, options?: { tls?: TlsOptions }): Promise<Server>;
   /** Stops the server (if `listen` started one), closes plugins in reverse order, then the storage. */
   close(): Promise<void>;
 }
@@ -250,7 +251,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     plugins,
     openapi,
     migrate,
-    async listen(port, hostname) {
+    async listen(port, hostname, listenOptions = {}) {
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
@@ -264,7 +265,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         });
       });
       app.use(notFound, errorHandler(log));
-      const s = createServer(app);
+      const s: Server = listenOptions.tls ? createTlsServer(listenOptions.tls, app) : createServer(app);
       await new Promise<void>((resolve, reject) => {
         s.once('error', reject);
         s.listen(port, hostname ?? '0.0.0.0', () => {

@@ -1,0 +1,375 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
+import { ProblemError } from '../../src/plugin-api.js';
+import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
+import { checkCertificateBinding, checkDpopProof, clientCertificate, ProofError, ReplayCache } from './proof.js';
+
+export interface OauthOptions {
+  /** The issuers (`iss`) whose access tokens are accepted; each publishes RFC 8414 metadata with its `jwks_uri`. */
+  issuers: string[];
+  /** This registry's resource indicator (RFC 8707): the `aud` every token must name. */
+  audience: string;
+  /** Where the application of a token's client comes from (`azp` / `client_id`): zaaktypen and maximum confidentiality. */
+  authorizations: AuthorizationSource;
+  /** Signature algorithms accepted, default `['PS256']` (NL GOV profile). */
+  algorithms?: string[];
+  /** Clock skew tolerated on `exp`, `nbf` and `iat`, default 30 seconds. */
+  leewaySeconds?: number;
+  /** OAuth scope → the registry permissions (ZGW scopes) it grants. Default: every ZGW scope the operations use, under its own name. */
+  scopes?: Record<string, string[]>;
+  /** Claims recorded in the audit trail as the user: default `sub` and `name`. */
+  userClaims?: { id?: string; representation?: string };
+  /**
+   * Behind a TLS-terminating proxy: the request header carrying the client certificate (URL-encoded
+   * PEM). Only set it when the proxy always overwrites that header; off by default.
+   */
+  trustedCertificateHeader?: string;
+  /** DPoP proofs (RFC 9449): algorithms (default PS256, ES256) and how long a proof is accepted (default 60 s). */
+  dpop?: { algorithms?: string[]; windowSeconds?: number };
+  /** Reaching the authorization servers: extra trusted CA (PEM), timeout (default 5000 ms). */
+  fetch?: { ca?: string | Buffer; timeoutMs?: number };
+  /**
+   * RFC 7662: opaque (non-JWT) access tokens are introspected at this issuer's `introspection_endpoint`,
+   * the registry authenticating as `clientId` with `private_key_jwt` (`privateKey`, a PS256 JWK or key).
+   * Answers are cached until the token's `exp` (a token revoked before then stays accepted until it).
+   */
+  introspection?: { issuer: string; clientId: string; privateKey: JWK | CryptoKey };
+  /** The authorization code flow documented in the OpenAPI document; default: from the first issuer's metadata at setup. */
+  documentedFlow?: { authorizationUrl: string; tokenUrl: string };
+}
+
+/** Where clients put tokens against RFC 6750's advice; a request with one is refused outright. */
+const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
+/** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's (this plugin accepts no symmetric algorithm at all). */
+const ZGW_ALGORITHM = 'HS256';
+const SECURITY_SCHEME = 'oauth2';
+const RETRY_DISCOVERY_MS = 10_000;
+const KEYS_UNAVAILABLE = 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.';
+
+interface Issuer {
+  jwks: JWTVerifyGetKey;
+  metadata: Record<string, unknown>;
+}
+
+const invalidToken = (detail: string, description = detail) =>
+  new ProblemError('invalid-token', { detail, headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"` } });
+
+/** The scheme and token of the Authorization header: `Bearer` or `DPoP` (RFC 9449 §7.1). */
+function credentials(header: string | undefined): { scheme: 'bearer' | 'dpop'; token: string } | undefined {
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(header ?? '');
+  const scheme = match?.[1].toLowerCase();
+  return scheme === 'bearer' || scheme === 'dpop' ? { scheme, token: match![2] } : undefined;
+}
+
+function refuseQueryToken(ctx: RequestContext): void {
+  const query = new URL(ctx.req.originalUrl, 'http://localhost').searchParams;
+  const name = QUERY_TOKEN_NAMES.find((candidate) => query.has(candidate));
+  if (!name) return;
+  throw new ProblemError('invalid-token', {
+    detail: `Een token in de query parameter '${name}' wordt nooit geaccepteerd; stuur het in de Authorization header.`,
+    headers: { 'www-authenticate': 'Bearer error="invalid_request"' },
+  });
+}
+
+const stringClaim = (claims: JWTPayload, name: string) => (typeof claims[name] === 'string' && claims[name] ? (claims[name] as string) : undefined);
+
+/** Every ZGW scope an operation needs, under its own name: the default table. */
+function identityTable(operations: readonly Operation[]): Record<string, string[]> {
+  const scopes = new Set(operations.flatMap((operation) => operation.scopes ?? []));
+  return Object.fromEntries([...scopes].sort().map((scope) => [scope, [scope]]));
+}
+
+/** The OAuth scopes that grant any of `permissions`. */
+const scopesGranting = (table: Record<string, string[]>, permissions: readonly string[]) =>
+  Object.keys(table).filter((scope) => table[scope].some((permission) => permissions.includes(permission)));
+
+/**
+ * The NL GOV OAuth 2.0 profile on the resource server side: JWT access tokens of allow-listed
+ * issuers, verified against their JWKS, for this registry as audience, with scopes mapped to the ZGW
+ * permissions and the client to its application; sender-constrained tokens (mTLS, DPoP) only with
+ * their proof. ZGW JWTs (HS256) are left to the `zgw-jwt` authenticator, so both can be accepted.
+ */
+export function oauth(options: OauthOptions): Plugin {
+  if (!options.issuers?.length) throw new Error('oauth: at least one issuer is required');
+  if (!options.audience) throw new Error('oauth: audience (this registry\'s resource indicator) is required');
+  const algorithms = options.algorithms ?? ['PS256'];
+  if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) {
+    throw new Error('oauth: only asymmetric signature algorithms are accepted');
+  }
+  const leeway = options.leewaySeconds ?? 30;
+  const userClaims = { id: 'sub', representation: 'name', ...options.userClaims };
+  const dpop = { algorithms: options.dpop?.algorithms ?? ['PS256', 'ES256'], windowSeconds: options.dpop?.windowSeconds ?? 60, leewaySeconds: leeway };
+  const fetchSettings: AuthorizationServerFetch = { ca: options.fetch?.ca, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
+  const replays = new ReplayCache();
+  const introspected = new Map<string, JWTPayload>();
+  const INTROSPECTED_MAX = 10_000;
+  if (options.introspection && !options.issuers.includes(options.introspection.issuer)) throw new Error('oauth: the introspection issuer must be one of issuers');
+  const issuers = new Map<string, Promise<Issuer>>();
+  let table: Record<string, string[]> = options.scopes ?? {};
+  let log: Logger | undefined;
+
+  /** 503: the authorization server cannot be asked; operators see why in the log (clients do not). */
+  function unavailable(iss: string, detail: string, error: unknown): ProblemError {
+    log?.error('oauth: the authorization server cannot be reached', { issuer: iss, error: (error as Error).message });
+    return new ProblemError('authorization-server-unavailable', { detail, cause: error });
+  }
+
+  /**
+   * RFC 8414 metadata (then OpenID discovery), once per issuer. A failure is remembered for
+   * `RETRY_DISCOVERY_MS`: an issuer that is down is not asked again for every request.
+   */
+  function issuer(iss: string): Promise<Issuer> {
+    let loading = issuers.get(iss);
+    if (!loading) {
+      loading = discover(iss).then((metadata) => ({
+        metadata,
+        // jose caches the set, refetches it for an unknown `kid`, at most once per cooldown.
+        jwks: createRemoteJWKSet(new URL(String(metadata.jwks_uri)), {
+          timeoutDuration: fetchSettings.timeoutMs,
+          cooldownDuration: 30_000,
+          cacheMaxAge: 10 * 60_000,
+          [customFetch]: (url: string, init: { signal?: AbortSignal }) => fetchResponse(url, fetchSettings, init.signal),
+        }),
+      }));
+      loading.catch(() => setTimeout(() => issuers.delete(iss), RETRY_DISCOVERY_MS).unref());
+      issuers.set(iss, loading);
+    }
+    return loading;
+  }
+
+  async function discover(iss: string): Promise<Record<string, unknown>> {
+    const base = iss.replace(/\/+$/, '');
+    const origin = new URL(base);
+    const suffix = origin.pathname === '/' ? '' : origin.pathname;
+    // RFC 8414 §3 inserts the well-known segment before the issuer's path; OpenID appends it.
+    const candidates = [`${origin.origin}/.well-known/oauth-authorization-server${suffix}`, `${base}/.well-known/openid-configuration`];
+    let lastError: unknown;
+    for (const url of candidates) {
+      try {
+        const metadata = await fetchJson(url, fetchSettings);
+        if (metadata.issuer !== iss) throw new Error(`${url} names issuer ${String(metadata.issuer)}, not ${iss}`);
+        if (typeof metadata.jwks_uri !== 'string') throw new Error(`${url} has no jwks_uri`);
+        return metadata;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }
+
+  async function verify(token: string): Promise<JWTPayload> {
+    let iss: unknown;
+    try {
+      if (decodeProtectedHeader(token).alg === undefined) throw new Error('no alg');
+      iss = decodeJwt(token).iss;
+    } catch {
+      throw invalidToken('Het access token is geen JWT.');
+    }
+    if (typeof iss !== 'string' || !options.issuers.includes(iss)) throw invalidToken(`De uitgever (iss) van het token wordt hier niet vertrouwd.`, 'untrusted issuer');
+    let known: Issuer;
+    try {
+      known = await issuer(iss);
+    } catch (error) {
+      throw unavailable(iss, KEYS_UNAVAILABLE, error);
+    }
+    try {
+      const { payload } = await jwtVerify(token, known.jwks, {
+        issuer: iss,
+        audience: options.audience,
+        algorithms,
+        clockTolerance: leeway,
+        typ: 'at+jwt',
+        requiredClaims: ['exp', 'iat'],
+      });
+      return payload;
+    } catch (error) {
+      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) throw unavailable(iss, KEYS_UNAVAILABLE, error);
+      throw invalidToken(tokenProblem(error as errors.JOSEError), (error as Error).message);
+    }
+  }
+
+  /** The registry's `private_key_jwt` assertion for the introspection endpoint. */
+  async function clientAssertion(introspection: NonNullable<OauthOptions['introspection']>): Promise<string> {
+    const key = 'kty' in introspection.privateKey ? await importJWK(introspection.privateKey as JWK, 'PS256') : introspection.privateKey;
+    return new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'PS256' })
+      .setIssuer(introspection.clientId)
+      .setSubject(introspection.clientId)
+      .setAudience(introspection.issuer)
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(key);
+  }
+
+  /** RFC 7662: what the issuer says of an opaque token, held to the same rules as a JWT's claims. */
+  async function introspect(token: string): Promise<JWTPayload> {
+    const introspection = options.introspection;
+    if (!introspection) throw invalidToken('Het access token is geen JWT.', 'not a JWT');
+    const key = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now() / 1000;
+    const cached = introspected.get(key);
+    if (cached && cached.exp! + leeway > now) return cached;
+    let answer: Record<string, unknown>;
+    try {
+      const { metadata } = await issuer(introspection.issuer);
+      if (typeof metadata.introspection_endpoint !== 'string') throw new Error(`${introspection.issuer} has no introspection_endpoint`);
+      const form = {
+        token,
+        token_type_hint: 'access_token',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await clientAssertion(introspection),
+      };
+      answer = await fetchJson(metadata.introspection_endpoint, fetchSettings, { form });
+    } catch (error) {
+      throw unavailable(introspection.issuer, 'De autorisatieserver kon het token niet beoordelen; probeer het later opnieuw.', error);
+    }
+    const claims = answer as JWTPayload;
+    if (answer.active !== true) throw invalidToken('Het access token is niet (meer) geldig.', 'inactive');
+    if (claims.iss !== undefined && claims.iss !== introspection.issuer) throw invalidToken(`De uitgever (iss) van het token wordt hier niet vertrouwd.`, 'untrusted issuer');
+    const audiences = [claims.aud ?? []].flat();
+    if (!audiences.includes(options.audience)) throw invalidToken(`Het access token is niet voor deze registratie (aud moet ${options.audience} bevatten).`, 'audience');
+    if (typeof claims.exp !== 'number') throw invalidToken("Het access token heeft geen 'exp'.", 'no exp');
+    if (claims.exp + leeway <= now) throw invalidToken('Het access token is verlopen.', 'expired');
+    if (introspected.size >= INTROSPECTED_MAX) introspected.delete(introspected.keys().next().value!);
+    introspected.set(key, claims);
+    return claims;
+  }
+
+  /** A Dutch detail for what jose found wrong. */
+  function tokenProblem(error: errors.JOSEError): string {
+    if (error instanceof errors.JWTExpired) return 'Het access token is verlopen.';
+    if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') return `Het access token is niet voor deze registratie (aud moet ${options.audience} bevatten).`;
+    if (error instanceof errors.JWTClaimValidationFailed) return `De claim '${error.claim}' van het access token is ongeldig.`;
+    if (error instanceof errors.JOSEAlgNotAllowed) return `Het algoritme van het access token is niet toegestaan (toegestaan: ${algorithms.join(', ')}).`;
+    if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) return 'De handtekening van het access token klopt niet.';
+    return 'Het access token is ongeldig.';
+  }
+
+  /** RFC 9068: `client_id`; the NL GOV profile adds `azp`, which must then name the same client. */
+  function clientOf(claims: JWTPayload): string {
+    const clientId = stringClaim(claims, 'client_id');
+    const azp = stringClaim(claims, 'azp');
+    if (clientId && azp && clientId !== azp) throw invalidToken("De claims 'azp' en 'client_id' van het access token noemen verschillende clients.", 'azp mismatch');
+    const client = clientId ?? azp;
+    if (!client) throw invalidToken("Het access token noemt geen client ('client_id' of 'azp').", 'no client');
+    return client;
+  }
+
+  /** The registry permissions of the token's scopes. */
+  function permissionsOf(claims: JWTPayload): Set<string> {
+    const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
+    return new Set(scopes.flatMap((scope) => (Object.hasOwn(table, scope) ? table[scope] : [])));
+  }
+
+  /** RFC 6750 §3.1: the operation needs a scope the token lacks; 403 naming the scopes that would do. */
+  function checkOperationScope(operation: Operation, permissions: Set<string>): void {
+    const needed = operation.scopes ?? [];
+    if (!needed.length || needed.some((permission) => permissions.has(permission))) return;
+    const scopes = scopesGranting(table, needed);
+    throw new ProblemError('insufficient-scope', {
+      detail: `Het access token heeft geen van de scopes die deze actie vraagt: ${scopes.join(', ')}.`,
+      headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes.join(' ')}"` },
+    });
+  }
+
+  async function checkProof(ctx: RequestContext, token: string, scheme: 'bearer' | 'dpop', claims: JWTPayload): Promise<void> {
+    const cnf = (claims.cnf ?? {}) as Record<string, unknown>;
+    const jkt = typeof cnf.jkt === 'string' ? cnf.jkt : undefined;
+    const thumbprint = typeof cnf['x5t#S256'] === 'string' ? cnf['x5t#S256'] : undefined;
+    try {
+      if (thumbprint) checkCertificateBinding(thumbprint, clientCertificate(ctx.req, options.trustedCertificateHeader));
+      if (jkt && scheme !== 'dpop') throw new ProofError("Dit token is gebonden aan een DPoP-sleutel; stuur het als 'Authorization: DPoP <token>' met een DPoP proof.");
+      if (!jkt && scheme === 'dpop') throw new ProofError('Dit token is niet aan een DPoP-sleutel gebonden; stuur het als Bearer token.');
+      if (jkt) {
+        const path = ctx.req.originalUrl.split('?')[0];
+        await checkDpopProof(ctx.req, new URL(path, new URL(ctx.baseUrl).origin), token, jkt, dpop, replays);
+      }
+    } catch (error) {
+      if (!(error instanceof ProofError)) throw error;
+      throw new ProblemError('invalid-token', { detail: error.message, headers: { 'www-authenticate': `${jkt ? 'DPoP' : 'Bearer'} error="invalid_token"` } });
+    }
+  }
+
+  function principalFor(clientId: string, claims: JWTPayload, permissions: Set<string>, application: Applicatie | undefined): Principal {
+    return {
+      clientId,
+      applicationLabel: application?.label,
+      userId: stringClaim(claims, userClaims.id),
+      userRepresentation: stringClaim(claims, userClaims.representation),
+      allAuthorizations: application?.heeftAlleAutorisaties ?? false,
+      // The application's authorizations, narrowed to what the token was granted.
+      authorizations: (application?.autorisaties ?? [])
+        .filter((autorisatie) => autorisatie.component === 'zrc')
+        .map(({ zaaktype, scopes, maxVertrouwelijkheidaanduiding }) => ({ zaaktype, scopes: scopes.filter((scope) => permissions.has(scope)), maxVertrouwelijkheidaanduiding })),
+      method: 'oauth',
+    };
+  }
+
+  async function authenticate(ctx: RequestContext): Promise<Principal | undefined> {
+    refuseQueryToken(ctx);
+    const given = credentials(ctx.req.headers.authorization);
+    if (!given) return undefined;
+    let alg: unknown;
+    try {
+      alg = decodeProtectedHeader(given.token).alg;
+    } catch {
+      // Not a JOSE object: an opaque token, for introspection.
+    }
+    if (given.scheme === 'bearer' && alg === ZGW_ALGORITHM) return undefined;
+    const claims = alg === undefined ? await introspect(given.token) : await verify(given.token);
+    await checkProof(ctx, given.token, given.scheme, claims);
+    const clientId = clientOf(claims);
+    const permissions = permissionsOf(claims);
+    checkOperationScope(ctx.operation, permissions);
+    return principalFor(clientId, claims, permissions, await options.authorizations.applicationFor(clientId));
+  }
+
+  return {
+    name: 'oauth',
+    async setup(api) {
+      log = api.registry.log;
+      api.defineProblem('invalid-token', 401, 'Het access token is ongeldig.');
+      api.defineProblem('insufficient-scope', 403, 'Het access token heeft niet de benodigde scope.');
+      api.defineProblem('authorization-server-unavailable', 503, 'De autorisatieserver is niet bereikbaar.');
+      const operations = api.operations();
+      if (!options.scopes) table = identityTable(operations);
+      const flow = options.documentedFlow ?? (await documentedFlow(options.issuers[0]));
+      api.addOpenApi(securityFragment(table, flow, operations));
+    },
+    authenticate,
+    // The pipeline's own 401 (no credentials) carries no challenge; RFC 6750 §3 wants one.
+    async onResponse(ctx) {
+      if (ctx.response.status !== 401) return;
+      if (!Object.keys(ctx.response.headers).some((name) => name.toLowerCase() === 'www-authenticate')) ctx.response.headers['www-authenticate'] = 'Bearer';
+    },
+  };
+
+  async function documentedFlow(iss: string): Promise<{ authorizationUrl: string; tokenUrl: string }> {
+    const { metadata } = await issuer(iss);
+    return { authorizationUrl: String(metadata.authorization_endpoint), tokenUrl: String(metadata.token_endpoint) };
+  }
+}
+
+/**
+ * The `oauth2` security scheme with the scopes of `table`, and on every authenticated operation
+ * the OAuth scopes that grant what it needs, beside the ZGW JWT requirement. Operations are read when
+ * the document is built (`paths` is a getter): those that plugins add after this one count too.
+ */
+function securityFragment(table: Record<string, string[]>, flow: { authorizationUrl: string; tokenUrl: string }, operations: readonly Operation[]): OpenApiFragment {
+  const scopes = Object.fromEntries(Object.entries(table).map(([scope, permissions]) => [scope, `Geeft: ${permissions.join(', ')}.`]));
+  return {
+    components: { securitySchemes: { [SECURITY_SCHEME]: { type: 'oauth2', flows: { authorizationCode: { ...flow, scopes } } } } },
+    get paths() {
+      const paths: Record<string, Record<string, unknown>> = {};
+      for (const operation of operations) {
+        if (operation.authenticated === false || operation.documented === false) continue;
+        const requirement = { security: [{ [SECURITY_SCHEME]: scopesGranting(table, operation.scopes ?? []) }] };
+        const item = (paths[operation.path] ??= {});
+        item[operation.method] = requirement;
+        if (operation.method === 'get' && operation.action === 'retrieve' && operation.openapi.head !== false) item.head = requirement;
+      }
+      return paths;
+    },
+  } as OpenApiFragment;
+}
