@@ -8,3 +8,4 @@ export { expand } from '../plugins/expand/index.js';
 export { registrySync, type RegistrySyncOptions } from '../plugins/registry-sync/index.js';
 export { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 export { versioning, type VersioningOptions, type VersionPolicy, type DeprecationSchedule } from '../plugins/versioning/index.js';
+export { signing, clientKeyRing, clientKeys, KeyRing, type SigningOptions, type VerificationMode, type KeySource, type SigningKeyOptions, type VerificationKey } from '../plugins/signing/index.js';
