@@ -111,6 +111,18 @@ export function configWarnings(config: CliConfig): string[] {
 
 const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
 
+/** The signing plugin's key files (`*File`, clients' `file`) resolved against the config file's directory. */
+function resolveSigningFiles(signing: unknown, dir: string): void {
+  if (!isRecord(signing)) return;
+  const resolve = (holder: Record<string, unknown>, key: string) => {
+    if (typeof holder[key] === 'string') holder[key] = path.resolve(dir, holder[key]);
+  };
+  if (isRecord(signing.signResponses)) for (const key of ['privateKeyFile', 'certificateFile']) resolve(signing.signResponses, key);
+  if (isRecord(signing.clients)) {
+    for (const sources of Object.values(signing.clients)) if (Array.isArray(sources)) for (const source of sources) if (isRecord(source)) resolve(source, 'file');
+  }
+}
+
 /** Reads a config file, its relative paths resolved against its directory; no checks yet (flags and environment apply first). */
 export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env): CliConfig {
   let config: CliConfig = {};
@@ -124,6 +136,7 @@ export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
     const dir = path.dirname(file);
     if (config.catalog?.type === 'static' && typeof config.catalog.file === 'string') config.catalog.file = path.resolve(dir, config.catalog.file);
     if (isPath(config.database)) config.database = path.resolve(dir, config.database);
+    resolveSigningFiles(config.plugins?.signing, dir);
   }
   if (env.PORT) config.port = /^\d+$/.test(env.PORT) ? Number(env.PORT) : (env.PORT as never);
   if (env.DATABASE_URL) config.database = env.DATABASE_URL;

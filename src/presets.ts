@@ -3,6 +3,7 @@ import { caching, type CachingOptions } from '../plugins/caching/index.js';
 import { expand } from '../plugins/expand/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
+import { signing, type SigningOptions } from '../plugins/signing/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
 import type { Plugin } from './plugin.js';
 
@@ -18,6 +19,8 @@ const BUILT_IN: Record<string, { create(options?: object): Plugin; standard: boo
   expand: { create: () => expand(), standard: true },
   // Needs the Notificaties API's URL: only when configured.
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
+  // Needs keys; last, so its signature covers what the other plugins made of a response.
+  signing: { create: (options) => signing(options as SigningOptions), standard: false },
 };
 
 export function presetPlugins(preset: PresetName): Plugin[] {

@@ -102,10 +102,14 @@ export interface SigningKey {
 }
 
 export interface SigningKeyOptions {
-  /** PKCS#8/PKCS#1 PEM, a private JWK, or a KeyObject. */
-  privateKey: string | JWK | KeyObject;
+  /** PKCS#8/PKCS#1 PEM, a private JWK, or a KeyObject (or `privateKeyFile`). */
+  privateKey?: string | JWK | KeyObject;
+  /** A file holding the private key as PEM or JWK JSON. */
+  privateKeyFile?: string;
   /** The certificate of the key (PEM); its `x5t#S256` identifies the key. */
   certificate?: string;
+  /** A file holding that certificate (PEM). */
+  certificateFile?: string;
   /** Identifies the key when there is no certificate (or besides it). */
   kid?: string;
   /** Send the certificate in `x5c` as well (default false). */
@@ -118,15 +122,23 @@ function assertKeySize(key: KeyObject, what: string): void {
   if (!bits || bits < MIN_MODULUS_BITS) throw new Error(`${what} has ${bits ?? 'unknown'} bits: PS256 needs at least ${MIN_MODULUS_BITS}`);
 }
 
+/** A key file's text: JSON (a JWK) parsed, PEM as is. */
+function readKeyFile(file: string): string | JWK {
+  const text = readFileSync(file, 'utf8');
+  return text.trimStart().startsWith('{') ? (JSON.parse(text) as JWK) : text;
+}
+
 const x5tS256Of = (certificate: X509Certificate) => createHash('sha256').update(certificate.raw).digest('base64url');
 
 /** Imports the key once: signing then costs only the RSA operation. */
 export function signingKey(options: SigningKeyOptions): SigningKey {
-  const { privateKey } = options;
+  const privateKey = options.privateKey ?? (options.privateKeyFile && readKeyFile(options.privateKeyFile));
+  if (!privateKey) throw new Error('a signing key needs privateKey or privateKeyFile');
   const key =
     typeof privateKey === 'string' ? createPrivateKey(privateKey) : 'asymmetricKeyType' in privateKey ? (privateKey as KeyObject) : createPrivateKey({ key: privateKey as JWK, format: 'jwk' } as never);
   assertKeySize(key, 'the signing key');
-  const certificate = options.certificate ? new X509Certificate(options.certificate) : undefined;
+  const certificatePem = options.certificate ?? (options.certificateFile && readFileSync(options.certificateFile, 'utf8'));
+  const certificate = certificatePem ? new X509Certificate(certificatePem) : undefined;
   if (certificate && !certificate.checkPrivateKey(key)) throw new Error('the signing certificate does not belong to the signing key');
   if (!certificate && !options.kid) throw new Error('a signing key needs a certificate or a kid to be found by');
   return {
@@ -193,12 +205,9 @@ export function verificationKeys(source: KeySource): VerificationKey[] {
   if ('jwks' in source) return source.jwks.keys.map(fromJwk);
   if ('certificate' in source) return fromPem(source.certificate);
   if ('publicKey' in source) return fromPem(source.publicKey, source.kid);
-  const text = readFileSync(source.file, 'utf8');
-  if (text.trimStart().startsWith('{')) {
-    const json = JSON.parse(text) as JWK | { keys: JWK[] };
-    return 'keys' in json ? json.keys.map(fromJwk) : [fromJwk(json)];
-  }
-  return fromPem(text);
+  const content = readKeyFile(source.file) as string | JWK | { keys: JWK[] };
+  if (typeof content === 'string') return fromPem(content);
+  return 'keys' in content ? content.keys.map(fromJwk) : [fromJwk(content)];
 }
 
 /** Keys by identifier (`kid` and `x5t#S256`), replaceable at run time for rotation. */

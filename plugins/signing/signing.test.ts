@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { X509Certificate, constants, createHash, createPrivateKey, createPublicKey, sign as rsaSign, verify as rsaVerify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -8,6 +10,8 @@ import compression from 'compression';
 import express from 'express';
 import { FlattenedSign } from 'jose';
 import { caching } from '../../src/index.js';
+import { loadConfig } from '../../src/config.js';
+import { configuredPlugins } from '../../src/presets.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { signRequest, signingKey, verifyResponse, verificationKeys, KeyRing, SigningFailure } from './client.js';
@@ -82,6 +86,22 @@ describe('signing: keys', () => {
     assert.equal(ring.find({ 'x5t#S256': x5tS256(CLIENT_CERT) })?.owner, 'a');
     assert.equal(ring.find({ kid: 'other-app-1' })?.owner, 'b');
     assert.equal(ring.find({ kid: 'nobody' }), undefined);
+  });
+
+  it('is configured from the CLI config file, key files relative to it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'signing-config-'));
+    const fixtures = path.relative(dir, new URL('fixtures', import.meta.url).pathname);
+    const file = path.join(dir, 'config.json');
+    const signingConfig = {
+      signResponses: { privateKeyFile: `${fixtures}/registry.key.pem`, certificateFile: `${fixtures}/registry.cert.pem` },
+      verifyRequests: { default: 'optional', methods: { post: 'required' } },
+      clients: { development: [{ file: `${fixtures}/client.cert.pem` }] },
+    };
+    writeFileSync(file, JSON.stringify({ development: true, plugins: { signing: signingConfig } }));
+    const config = loadConfig(file);
+    assert.ok(configuredPlugins(config.plugins).some((plugin) => plugin.name === 'signing'));
+    writeFileSync(file, JSON.stringify({ development: true, plugins: { signing: { ...signingConfig, verifyRequests: 'always' } } }));
+    assert.throws(() => loadConfig(file), /verifyRequests/);
   });
 
   it('refuses a certificate that does not belong to the signing key', () => {
