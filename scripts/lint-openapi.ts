@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { consoleLogger, createRegistry } from '../src/index.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { consoleLogger, createRegistry, signing } from '../src/index.js';
 
 const RULESET = process.env.ADR_RULESET ?? fileURLToPath(new URL('../reference/adr-2.2-spectral-ruleset.yaml', import.meta.url));
 
@@ -31,7 +32,10 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
   },
 ];
 
-const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent') });
+// With the signing plugin's headers too (a throwaway key: only the document is linted).
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signingPlugin = signing({ signResponses: { privateKey, kid: 'lint' }, verifyRequests: { default: 'optional', methods: { post: 'required' } } });
+const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent'), plugins: [signingPlugin] });
 const document = registry.openapi();
 await registry.close();
 const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');

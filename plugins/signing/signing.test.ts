@@ -416,6 +416,17 @@ for (const backend of BACKENDS) {
       });
     });
 
+    it('declares the headers in the OpenAPI document where enabled', async () => {
+      const document = (await api.request('/openapi.json')).body;
+      const create = document.paths['/zaken'].post;
+      const parameter = (operation: { parameters: { name: string; required: boolean }[] }, name: string) => operation.parameters.find((p) => p.name === name);
+      assert.equal(parameter(create, 'Payload-Signature')?.required, true);
+      assert.equal(parameter(create, 'Message-Signature')?.required, true);
+      assert.equal(parameter(document.paths['/zaken/{uuid}'].get, 'Digest')?.required, false, 'optional on reads');
+      assert.ok(document.paths['/zaken/{uuid}'].get.responses['200'].headers['Message-Signature']);
+      assert.ok(create.responses['201'].headers['Payload-Signature']);
+    });
+
     it('rotation: keys replaced at run time take effect without a restart', async () => {
       ring.replace(clientKeys({ development: [{ jwk: otherAppJwk }] }));
       try {

@@ -2,7 +2,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ProblemError, invalidParam } from '../problem.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../schema/input-limits.js';
 
-const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'], strict: false });
+const MAX_BODY_BYTES = 1024 * 1024;
+const parseJson = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], strict: false });
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The bytes of each request body as received (before content decoding), for `ctx.rawBody`. */
@@ -52,11 +53,21 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
     next(new ProblemError('unsupported_media_type', { detail: `Mediatype "${req.headers['content-type'] ?? ''}" wordt niet ondersteund; gebruik application/json.` }));
     return;
   }
-  if (hasBody) {
+  if (hasBody && req.is(['application/json', 'application/*+json'])) {
     // Listening beside body-parser sees the same chunks, still content-encoded: a body signature covers those.
     const chunks: Buffer[] = [];
+    let received = 0;
     receivedBodies.set(req, chunks);
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const tap = (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+      // Over the limit body-parser answers 413: keep no more of it.
+      if (received > MAX_BODY_BYTES) {
+        req.off('data', tap);
+        receivedBodies.delete(req);
+      }
+    };
+    req.on('data', tap);
   }
   parseJson(req, res, (error?: unknown) => {
     if (error) return next(bodyProblem(error as BodyError) ?? error);
