@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The library: ESM + CJS with type declarations. Plugins get subpath entries here as they land.
-    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts' },
+    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { consoleLogger, createRegistry, oauth, staticAuthorizations } from '../src/index.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { consoleLogger, createRegistry, oauth, signing, staticAuthorizations } from '../src/index.js';
 
 const RULESET = process.env.ADR_RULESET ?? fileURLToPath(new URL('../reference/adr-2.2-spectral-ruleset.yaml', import.meta.url));
 
@@ -31,7 +32,8 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
   },
 ];
 
-// With the oauth plugin: its `oauth2` scheme and per-operation scopes are linted too.
+// With the oauth plugin's `oauth2` scheme and per-operation scopes, and the signing plugin's headers
+// (a throwaway key: only the document is linted).
 const login = 'https://login.example.nl';
 const oauthPlugin = oauth({
   issuers: [login],
@@ -39,7 +41,9 @@ const oauthPlugin = oauth({
   authorizations: staticAuthorizations([]),
   documentedFlow: { authorizationUrl: `${login}/authorize`, tokenUrl: `${login}/token` },
 });
-const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent'), plugins: [oauthPlugin] });
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signingPlugin = signing({ signResponses: { privateKey, kid: 'lint' }, verifyRequests: { default: 'optional', methods: { post: 'required' } } });
+const registry = await createRegistry({ storage: 'memory', migrate: false, logger: consoleLogger('silent'), plugins: [oauthPlugin, signingPlugin] });
 const document = registry.openapi();
 await registry.close();
 const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');

@@ -117,7 +117,7 @@ export function configWarnings(config: CliConfig): string[] {
 
 const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
 
-/** The files of `tls` and of the oauth plugin, relative to the config file's directory. */
+/** The files of `tls`, the oauth and the signing plugin, relative to the config file's directory. */
 function resolveFiles(config: CliConfig, dir: string): void {
   const resolve = (file: unknown) => (typeof file === 'string' ? path.resolve(dir, file) : file) as string;
   if (isRecord(config.tls)) {
@@ -126,6 +126,19 @@ function resolveFiles(config: CliConfig, dir: string): void {
   const oauth = isRecord(config.plugins) ? config.plugins.oauth : undefined;
   if (isRecord(oauth) && isRecord(oauth.fetch) && oauth.fetch.caFile !== undefined) oauth.fetch.caFile = resolve(oauth.fetch.caFile);
   if (isRecord(oauth) && isRecord(oauth.introspection) && oauth.introspection.privateKeyFile !== undefined) oauth.introspection.privateKeyFile = resolve(oauth.introspection.privateKeyFile);
+  resolveSigningFiles(isRecord(config.plugins) ? config.plugins.signing : undefined, dir);
+}
+
+/** The signing plugin's key files (`*File`, clients' `file`) resolved against the config file's directory. */
+function resolveSigningFiles(signing: unknown, dir: string): void {
+  if (!isRecord(signing)) return;
+  const resolve = (holder: Record<string, unknown>, key: string) => {
+    if (typeof holder[key] === 'string') holder[key] = path.resolve(dir, holder[key]);
+  };
+  if (isRecord(signing.signResponses)) for (const key of ['privateKeyFile', 'certificateFile']) resolve(signing.signResponses, key);
+  if (isRecord(signing.clients)) {
+    for (const sources of Object.values(signing.clients)) if (Array.isArray(sources)) for (const source of sources) if (isRecord(source)) resolve(source, 'file');
+  }
 }
 
 /** Reads a config file, its relative paths resolved against its directory; no checks yet (flags and environment apply first). */

@@ -9,3 +9,4 @@ export { registrySync, type RegistrySyncOptions } from '../plugins/registry-sync
 export { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 export { oauth, type OauthOptions } from '../plugins/oauth/index.js';
 export { versioning, type VersioningOptions, type VersionPolicy, type DeprecationSchedule } from '../plugins/versioning/index.js';
+export { signing, clientKeyRing, clientKeys, KeyRing, type SigningOptions, type VerificationMode, type KeySource, type SigningKeyOptions, type VerificationKey } from '../plugins/signing/index.js';

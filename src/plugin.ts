@@ -66,6 +66,11 @@ export interface RequestContext {
   readonly apiVersion: string;
   readonly operation: Operation;
   readonly req: Request;
+  /**
+   * The request body exactly as received (still content-encoded), for checks over the bytes sent, such
+   * as a body signature; undefined without a body. `body` is its parsed, validated form.
+   */
+  readonly rawBody?: Buffer;
   /** The public base URL for this request, e.g. `https://zaken.example.nl/zaken/api/v1`. */
   readonly baseUrl: string;
   params: Record<string, string>;

@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { archive } from '../plugins/archive/index.js';
 import { caching, type CachingOptions } from '../plugins/caching/index.js';
 import { expand } from '../plugins/expand/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
+import { signing, type SigningOptions } from '../plugins/signing/index.js';
 import { zrcRules } from '../plugins/zrc-rules/index.js';
-import { readFileSync } from 'node:fs';
 import { oauth, type OauthOptions } from '../plugins/oauth/index.js';
 import type { AuthorizationSource } from './auth/types.js';
 import type { Plugin } from './plugin.js';
@@ -12,7 +13,6 @@ import type { Plugin } from './plugin.js';
 /** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync, caching, expand); `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
-/** The built-in plugins by name, with whether the `standard` preset includes them. */
 /** What some built-in plugins need from the rest of the configuration. */
 export interface PluginContext {
   /** The applications (from `applications` or `autorisatiesApi`): the oauth plugin maps clients to them. */
@@ -38,6 +38,7 @@ function oauthFromConfig(options: object | undefined, context: PluginContext): P
   });
 }
 
+/** The built-in plugins by name, with whether the `standard` preset includes them. */
 const BUILT_IN: Record<string, { create(options: object | undefined, context: PluginContext): Plugin; standard: boolean }> = {
   'zrc-rules': { create: (options) => zrcRules(options), standard: true },
   archive: { create: () => archive(), standard: true },
@@ -48,6 +49,8 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
   // Needs the issuers and this registry's audience: only when configured.
   oauth: { create: oauthFromConfig, standard: false },
+  // Needs keys; last, so its signature covers what the other plugins made of a response.
+  signing: { create: (options) => signing(options as SigningOptions), standard: false },
 };
 
 export function presetPlugins(preset: PresetName): Plugin[] {

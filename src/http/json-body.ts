@@ -2,8 +2,18 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ProblemError, invalidParam } from '../problem.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../schema/input-limits.js';
 
-const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'], strict: false });
+const MAX_BODY_BYTES = 1024 * 1024;
+const parseJson = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], strict: false });
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The bytes of each request body as received (before content decoding), for `ctx.rawBody`. */
+const receivedBodies = new WeakMap<Request, Buffer[]>();
+
+/** The request body exactly as it came over the wire, or undefined for a request without one. */
+export function receivedBody(req: Request): Buffer | undefined {
+  const chunks = receivedBodies.get(req);
+  return chunks ? Buffer.concat(chunks) : undefined;
+}
 
 /** What body-parser reports (an http-errors error): a status meant for the client and a `type`. */
 interface BodyError {
@@ -42,6 +52,22 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
   if (BODY_METHODS.has(req.method) && hasBody && !req.is(['application/json', 'application/*+json'])) {
     next(new ProblemError('unsupported_media_type', { detail: `Mediatype "${req.headers['content-type'] ?? ''}" wordt niet ondersteund; gebruik application/json.` }));
     return;
+  }
+  if (hasBody && req.is(['application/json', 'application/*+json'])) {
+    // Listening beside body-parser sees the same chunks, still content-encoded: a body signature covers those.
+    const chunks: Buffer[] = [];
+    let received = 0;
+    receivedBodies.set(req, chunks);
+    const tap = (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+      // Over the limit body-parser answers 413: keep no more of it.
+      if (received > MAX_BODY_BYTES) {
+        req.off('data', tap);
+        receivedBodies.delete(req);
+      }
+    };
+    req.on('data', tap);
   }
   parseJson(req, res, (error?: unknown) => {
     if (error) return next(bodyProblem(error as BodyError) ?? error);

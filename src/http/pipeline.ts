@@ -9,6 +9,7 @@ import { assertAccess, type AccessSubject } from '../resources/shared/access.js'
 import { UUID_PATTERN } from '../resources/shared/references.js';
 import { problemResponse } from './problem-response.js';
 import { queryParameters } from './query.js';
+import { receivedBody } from './json-body.js';
 
 
 /** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
@@ -119,6 +120,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       apiVersion: served.version,
       operation,
       req,
+      rawBody: receivedBody(req),
       baseUrl: served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`,
       params: { ...req.params } as Record<string, string>,
       query: {},
