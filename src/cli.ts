@@ -11,6 +11,7 @@ import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
+import { jsonLogger, pinoLogger } from './ops/logger.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
@@ -108,6 +109,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     plugins: configuredPlugins(config.plugins),
     outbox: config.outbox,
     strictNulls: config.strictNulls,
+    drainTimeoutMs: config.drainTimeoutMs,
   });
 }
 
@@ -245,7 +247,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = configuration(values, command === 'serve' || command === 'check-config');
   debug = config.logLevel === 'debug';
-  const log = consoleLogger(config.logLevel ?? 'info');
+  // JSON lines on stdout while serving; other commands print their results there, so they log on stderr.
+  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' ? process.stdout : process.stderr }));
   const warnings = configWarnings(config);
   if (command === 'check-config') {
     for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);

@@ -21,6 +21,8 @@ export interface CliConfig {
   clients?: Record<string, string>;
   /** Accept client secrets shorter than 32 bytes (test environments); a warning at start. */
   allowWeakSecrets?: boolean;
+  /** On shutdown, how long requests in flight may take (see `RegistryOptions.drainTimeoutMs`). */
+  drainTimeoutMs?: number;
   /** Refuse `null` on optional, non-nullable fields (see `RegistryOptions.strictNulls`). */
   strictNulls?: boolean;
   /** The applications, when they are not fetched from an Autorisaties API. */

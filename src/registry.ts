@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import express, { type Router } from 'express';
+import type { Server } from 'node:http';
+import express, { type RequestHandler, type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
@@ -8,7 +8,10 @@ import { apiRootOperation } from './http/api-root.js';
 import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
-import { consoleLogger, type Logger } from './log.js';
+import type { Logger } from './log.js';
+import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
+import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
+import { drainableServer, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
@@ -54,7 +57,10 @@ export interface RegistryOptions {
    */
   preset?: PresetName;
   plugins?: (Plugin | Plugin[])[];
+  /** Default: pino JSON lines on stdout. Pass `pinoLogger(yourPino)` to share a host's pino (the access log then uses it too). */
   logger?: Logger;
+  /** On `close`, how long requests in flight may take to finish before their connections are closed (default 10000 ms). */
+  drainTimeoutMs?: number;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
   migrate?: boolean;
   /** `info` of the OpenAPI document; `version` defaults to the implemented Zaken API version. */
@@ -81,6 +87,10 @@ export interface Registry {
   readonly router: Router;
   /** Every version served, oldest first (one unless a plugin such as `versioning` sets more). */
   readonly versions: readonly ServedApiVersion[];
+  /** Liveness (`GET /healthz` standalone): 200 while the process answers; no I/O. */
+  readonly health: RequestHandler;
+  /** Readiness (`GET /readyz` standalone): 200, or 503 naming the failing check (shutdown, database, migrations). */
+  readonly ready: RequestHandler;
   /** Mounts every version's router at its base path on an Express app or router. */
   mount(app: Pick<Router, 'use'>): void;
   readonly services: RegistryServices;
@@ -93,7 +103,10 @@ export interface Registry {
   migrate(): Promise<string[]>;
   /** Serves the registry on its own Express app at the base URL's path. */
   listen(port: number, host?: string): Promise<Server>;
-  /** Stops the server (if `listen` started one), closes plugins in reverse order, then the storage. */
+  /**
+   * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
+   * in flight, the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
+   */
   close(): Promise<void>;
 }
 
@@ -123,7 +136,7 @@ function basePathOf(baseUrl: string | undefined, version: string, count: number)
 
 /** Assembles a registry from its options and plugins. */
 export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
-  const log = options.logger ?? consoleLogger();
+  const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
   const chosen = (options.plugins ?? []).flat();
   const names = new Set(chosen.map((p) => p.name));
   const plugins = [...presetPlugins(options.preset ?? 'standard').filter((p) => !names.has(p.name)), ...chosen];
@@ -239,8 +252,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   };
   let closed = false;
   if (options.migrate !== false) await migrate();
+  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
 
-  let server: Server | undefined;
+  let listening: DrainableServer | undefined;
   return {
     router: served[served.length - 1].router,
     versions: served,
@@ -250,10 +264,15 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     plugins,
     openapi,
     migrate,
+    health: healthHandler,
+    ready,
     async listen(port, hostname) {
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
+      // Outside the API's base path and its authentication: for load balancers and orchestrators.
+      app.get('/healthz', healthHandler);
+      app.get('/readyz', ready);
       mount(app);
       // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
       app.get('/', (req, res) => {
@@ -264,7 +283,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         });
       });
       app.use(notFound, errorHandler(log));
-      const s = createServer(app);
+      const drainable = drainableServer(app);
+      const s = drainable.server;
       await new Promise<void>((resolve, reject) => {
         s.once('error', reject);
         s.listen(port, hostname ?? '0.0.0.0', () => {
@@ -272,17 +292,13 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
           resolve();
         });
       });
-      server = s;
+      listening = drainable;
       return s;
     },
     async close() {
       if (closed) return;
       closed = true;
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-        s.closeAllConnections();
-      }
+      await listening?.drain(options.drainTimeoutMs ?? 10_000);
       await outbox.stop();
       for (const plugin of [...plugins].reverse()) {
         try {

@@ -2,6 +2,8 @@ import express, { type Router } from 'express';
 import type { Operation } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices } from '../plugin.js';
+import { accessLog } from '../ops/access-log.js';
+import { requestScope } from '../ops/request-scope.js';
 import { apiVersionHeader } from './api-version.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
@@ -15,6 +17,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
+ *  0. requestScope      the request id (`X-Request-Id`) and its scope; accessLog: one line per response
  *  1. apiVersionHeader  `API-Version` (and the version's own headers) on every response
  *  2. securityHeaders   ADR transport headers
  *  3. jsonBody          JSON bodies only (415 / 400 / 413)
@@ -25,6 +28,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  */
 export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
+  router.use(requestScope, accessLog(services.log));
   router.use(apiVersionHeader(served.version, served.headers));
   router.use(securityHeaders);
   router.use(jsonBody);
