@@ -1,4 +1,5 @@
 import { signZgwJwt } from '../auth/sign.js';
+import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
@@ -113,6 +114,9 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
     const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    // The remote's logs can then be matched with the request that caused the call.
+    const requestId = currentRequest()?.id;
+    if (requestId) headers[REQUEST_ID_HEADER] = requestId;
     const deadline = new AbortController();
     // A timer of our own, held until the exchange ends: an AbortSignal.timeout() that nothing refers to
     // any more (once fetch has the headers) may be garbage-collected before it fires.
