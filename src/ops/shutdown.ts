@@ -1,6 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const IDLE_GRACE_MS = 500;
 
 /** An HTTP server that can stop without losing a request: see `drain`. */
 export interface DrainableServer {
@@ -52,8 +54,9 @@ export function drainableServer(app: RequestListener): DrainableServer {
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
       for (;;) {
         if (!(await quiet(deadline))) break;
-        // One more turn of the event loop reads what clients already sent on idle connections.
-        await nextTurn();
+        // A client may be sending on a connection that looks idle here: a short grace lets such
+        // requests arrive (and be answered with `Connection: close`) before idle connections close.
+        await sleep(Math.min(IDLE_GRACE_MS, Math.max(0, deadline - Date.now())));
         if (inFlight === 0) {
           server.closeIdleConnections();
           break;
