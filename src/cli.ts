@@ -47,6 +47,7 @@ Serves the Zaken API until SIGINT or SIGTERM.
 Options:
   --port <n>                            port to listen on (env PORT; default ${DEFAULT_PORT}; 0: any free port)
   --development                         authentication off and the demo catalog (never with real data)
+  --metrics-port <n>                    serve /metrics on this port only, not beside the API
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
 
@@ -117,7 +118,7 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   let port = config.port ?? DEFAULT_PORT;
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${port}`);
   const registry = await buildRegistry(config, log, origin);
-  const server = await registry.listen(port, config.host).catch(async (error: unknown) => {
+  const server = await registry.listen(port, config.host, { metricsPort: config.metricsPort }).catch(async (error: unknown) => {
     await registry.close();
     throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
   });
@@ -201,6 +202,7 @@ function parse(argv: string[]) {
       options: {
         config: { type: 'string' },
         port: { type: 'string' },
+        'metrics-port': { type: 'string' },
         database: { type: 'string' },
         development: { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -222,6 +224,7 @@ function configuration(values: ReturnType<typeof parse>['values'], serving: bool
   const config = readConfig(values.config);
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
   if (values.database !== undefined) config.database = values.database;
+  if (values['metrics-port'] !== undefined) config.metricsPort = /^\d+$/.test(values['metrics-port']) ? Number(values['metrics-port']) : (values['metrics-port'] as never);
   if (values.development) config.development = true;
   if (values['log-level'] !== undefined) config.logLevel = values['log-level'] as CliConfig['logLevel'];
   return checkConfig(config, values.config ?? 'command line and environment', { serving });

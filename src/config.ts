@@ -9,6 +9,8 @@ import { formatProblems, settingsProblems, type SettingsProblem } from './schema
 /** The CLI's JSON configuration file; README documents every key. */
 export interface CliConfig {
   port?: number;
+  /** Serve `/metrics` on this port only (metrics should not be public). */
+  metricsPort?: number;
   host?: string;
   baseUrl?: string;
   database?: string;

@@ -11,7 +11,8 @@ import { buildRouter } from './http/router.js';
 import type { Logger } from './log.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
-import { drainableServer, type DrainableServer } from './ops/shutdown.js';
+import { registryMetrics } from './ops/metrics.js';
+import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
@@ -91,6 +92,8 @@ export interface Registry {
   readonly health: RequestHandler;
   /** Readiness (`GET /readyz` standalone): 200, or 503 naming the failing check (shutdown, database, migrations). */
   readonly ready: RequestHandler;
+  /** Prometheus metrics (`GET /metrics` standalone, or on `listen`'s `metricsPort`); keep it off the public network. */
+  readonly metrics: RequestHandler;
   /** Mounts every version's router at its base path on an Express app or router. */
   mount(app: Pick<Router, 'use'>): void;
   readonly services: RegistryServices;
@@ -101,8 +104,11 @@ export interface Registry {
   openapi(version?: string): Record<string, unknown>;
   /** Applies the core's and the plugins' pending migrations; returns their names. */
   migrate(): Promise<string[]>;
-  /** Serves the registry on its own Express app at the base URL's path. */
-  listen(port: number, host?: string): Promise<Server>;
+  /**
+   * Serves the registry on its own Express app at the base URL's path, with `/healthz`, `/readyz`
+   * and `/metrics` beside it; with `metricsPort`, metrics are served on that port only.
+   */
+  listen(port: number, host?: string, options?: { metricsPort?: number }): Promise<Server>;
   /**
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
    * in flight, the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
@@ -148,8 +154,16 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   }
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
-  const remote = remoteClient({ allowedHosts: [], ...options.remote });
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
+  const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
+  const remote = remoteClient({
+    allowedHosts: [],
+    ...options.remote,
+    onExchange: (exchange) => {
+      metrics.observeRemote(exchange);
+      options.remote?.onExchange?.(exchange);
+    },
+  });
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const deliveryHandlers = new Map<string, DeliveryHandler>();
@@ -161,7 +175,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       return versions[versions.length - 1].version;
     },
     storage,
-    catalog: options.catalog ?? httpCatalog({ remote }),
+    catalog: options.catalog ?? httpCatalog({ remote, onLookup: metrics.observeCache }),
     remote,
     log,
     baseUrl,
@@ -237,7 +251,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   operations.push(...openApiOperations(openapi), apiRootOperation(operations));
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
-    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers });
+    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, metrics.observeRequests);
     return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router };
   });
   const mount = (app: Pick<Router, 'use'>) => {
@@ -254,7 +268,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   if (options.migrate !== false) await migrate();
   const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
 
-  let listening: DrainableServer | undefined;
+  const servers: DrainableServer[] = [];
   return {
     router: served[served.length - 1].router,
     versions: served,
@@ -266,13 +280,20 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     migrate,
     health: healthHandler,
     ready,
-    async listen(port, hostname) {
+    metrics: metrics.handler,
+    async listen(port, hostname, listenOptions = {}) {
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
       // Outside the API's base path and its authentication: for load balancers and orchestrators.
       app.get('/healthz', healthHandler);
       app.get('/readyz', ready);
+      if (listenOptions.metricsPort === undefined) app.get('/metrics', metrics.handler);
+      else {
+        const metricsOnly = drainableServer(express().get('/metrics', metrics.handler));
+        await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
+        servers.push(metricsOnly);
+      }
       mount(app);
       // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
       app.get('/', (req, res) => {
@@ -283,22 +304,15 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         });
       });
       app.use(notFound, errorHandler(log));
-      const drainable = drainableServer(app);
-      const s = drainable.server;
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(port, hostname ?? '0.0.0.0', () => {
-          s.off('error', reject);
-          resolve();
-        });
-      });
-      listening = drainable;
-      return s;
+      const api = drainableServer(app);
+      await startListening(api.server, port, hostname);
+      servers.push(api);
+      return api.server;
     },
     async close() {
       if (closed) return;
       closed = true;
-      await listening?.drain(options.drainTimeoutMs ?? 10_000);
+      await Promise.all(servers.map((server) => server.drain(options.drainTimeoutMs ?? 10_000)));
       await outbox.stop();
       for (const plugin of [...plugins].reverse()) {
         try {

@@ -68,3 +68,14 @@ export function drainableServer(app: RequestListener): DrainableServer {
     },
   };
 }
+
+/** Listens on `port` (0: any free one); rejects when it cannot (port taken, no permission). */
+export function startListening(server: Server, port: number, host = '0.0.0.0'): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -19,6 +19,15 @@ export interface RemoteOptions {
   maxBytes?: number;
   /** Credentials per host (`host` or `host:port`). */
   credentials?: Record<string, RemoteCredentials>;
+  /** Called after each exchange with an allowed host (metrics): its host, outcome and duration. */
+  onExchange?: (exchange: RemoteExchange) => void;
+}
+
+/** One finished exchange: the host is always an allowed one, so its values are bounded. */
+export interface RemoteExchange {
+  host: string;
+  outcome: 'ok' | RemoteFailure;
+  seconds: number;
 }
 
 /**
@@ -122,6 +131,8 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     // any more (once fetch has the headers) may be garbage-collected before it fires.
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
+    const started = performance.now();
+    let outcome: RemoteExchange['outcome'] = 'ok';
     try {
       const response = await fetch(parsed, {
         method,
@@ -132,11 +143,17 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       });
       return await read(response);
     } catch (error) {
-      if (error instanceof RemoteError) throw error;
-      if (signal.aborted) throw new RemoteError('timeout', url, `no complete answer from ${url} within ${timeoutMs} ms`);
-      throw new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+      const failure =
+        error instanceof RemoteError
+          ? error
+          : signal.aborted
+            ? new RemoteError('timeout', url, `no complete answer from ${url} within ${timeoutMs} ms`)
+            : new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+      outcome = failure.reason;
+      throw failure;
     } finally {
       clearTimeout(timer);
+      options.onExchange?.({ host: parsed.host, outcome, seconds: (performance.now() - started) / 1000 });
     }
   }
 
