@@ -9,6 +9,7 @@ import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
 import type { Logger } from './log.js';
+import { docsRouter } from './ops/docs.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
@@ -78,6 +79,8 @@ export interface RegistryOptions {
 /** One API version as the registry serves it. */
 export interface ServedApiVersion {
   readonly version: string;
+  /** Its API reference page and error catalogue, mounted by `mount` at `<basePath>/docs`. */
+  readonly docs: Router;
   /** Where to mount it, e.g. `/zaken/api/v1` (the path of the configured base URL, major replaced). */
   readonly basePath: string;
   readonly router: Router;
@@ -92,6 +95,8 @@ export interface Registry {
   readonly health: RequestHandler;
   /** Readiness (`GET /readyz` standalone): 200, or 503 naming the failing check (shutdown, database, migrations). */
   readonly ready: RequestHandler;
+  /** The newest version's API reference (Swagger UI, assets served locally) and error catalogue: `app.use('/docs', registry.docs)`. */
+  readonly docs: Router;
   /** Prometheus metrics (`GET /metrics` standalone, or on `listen`'s `metricsPort`); keep it off the public network. */
   readonly metrics: RequestHandler;
   /** Mounts every version's router at its base path on an Express app or router. */
@@ -252,10 +257,13 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
     const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, metrics.observeRequests);
-    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router };
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version)) };
   });
   const mount = (app: Pick<Router, 'use'>) => {
-    for (const version of served) app.use(version.basePath, version.router);
+    for (const version of served) {
+      app.use(`${version.basePath}/docs`, version.docs);
+      app.use(version.basePath, version.router);
+    }
   };
 
   // Deliveries start once the outbox table exists.
@@ -281,6 +289,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     health: healthHandler,
     ready,
     metrics: metrics.handler,
+    docs: served[served.length - 1].docs,
     async listen(port, hostname, listenOptions = {}) {
       const app = express();
       app.disable('x-powered-by');
