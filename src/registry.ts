@@ -13,6 +13,7 @@ import { docsRouter } from './ops/docs.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
+import { traceQueries } from './ops/tracing.js';
 import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
@@ -160,6 +161,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
+  traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
   const remote = remoteClient({
     allowedHosts: [],

@@ -1,5 +1,6 @@
 import { signZgwJwt } from '../auth/sign.js';
 import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
+import { startSpan } from '../ops/tracing.js';
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
@@ -132,6 +133,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
     const started = performance.now();
+    const span = startSpan(`${method} ${parsed.host}`, { 'http.request.method': method, 'server.address': parsed.host });
     let outcome: RemoteExchange['outcome'] = 'ok';
     try {
       const response = await fetch(parsed, {
@@ -153,6 +155,8 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       throw failure;
     } finally {
       clearTimeout(timer);
+      span.span.setAttribute('zaakregister.remote.outcome', outcome);
+      span.end(outcome === 'ok' ? undefined : outcome);
       options.onExchange?.({ host: parsed.host, outcome, seconds: (performance.now() - started) / 1000 });
     }
   }
