@@ -124,7 +124,7 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   });
   const address = server.address();
   if (typeof address === 'object' && address) port = address.port;
-  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`);
+  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
