@@ -28,6 +28,9 @@ const scopes = new WeakMap<IncomingMessage, RequestScope>();
 /** The request whose work is running now (also inside hooks, storage calls and remote fetches it causes). */
 export const currentRequest = (): RequestScope | undefined => current.getStore();
 
+/** Runs `work` as part of a request (an outbox delivery it caused): its logs and remote calls carry the id. */
+export const inRequestScope = <T>(scope: RequestScope, work: () => T): T => current.run(scope, work);
+
 /** The scope of a request, once `requestScope` saw it. */
 export const scopeOf = (req: IncomingMessage): RequestScope | undefined => scopes.get(req);
 

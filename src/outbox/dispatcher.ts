@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { ClaimedEntry, OutboxStore } from './store.js';
+import { inRequestScope } from '../ops/request-scope.js';
 import { inSpan } from '../ops/tracing.js';
 
 /** What a handler receives: the stored delivery, and a signal that aborts it (timeout, shutdown). */
@@ -213,7 +214,8 @@ export class Dispatcher {
       });
       // A handler that ignores the signal still cannot hold its slot past the timeout.
       const attributes = { 'zaakregister.outbox.kind': entry.kind, 'zaakregister.outbox.target': entry.target, 'zaakregister.outbox.attempt': entry.attempts };
-      await inSpan('outbox delivery', attributes, () => Promise.race([handler({ ...entry, attempt: entry.attempts, signal }), interrupted]));
+      const delivery = () => inSpan('outbox delivery', attributes, () => Promise.race([handler({ ...entry, attempt: entry.attempts, signal }), interrupted]));
+      await (entry.requestId ? inRequestScope({ id: entry.requestId }, delivery) : delivery());
     } catch (error) {
       // Cut short by shutdown, or timed out while draining for it: not the target's failure, due again at once.
       await this.failed(entry, error, abort.signal.aborted || (this.stopping && signal.aborted));
