@@ -71,8 +71,8 @@ for (const backend of BACKENDS) {
       const access = log.entries().filter((e) => e.msg === 'request completed');
       const post = access.find((e) => e.reqId === 'client-chosen.id-1')!;
       assert.deepEqual(
-        { method: post.req.method, route: post.route, operation: post.operation, status: post.res.status, clientId: post.clientId },
-        { method: 'POST', route: '/zaken', operation: 'zaak_create', status: 201, clientId: 'zac' },
+        { method: post.req.method, path: post.req.path, route: post.route, operation: post.operation, status: post.res.status, clientId: post.clientId },
+        { method: 'POST', path: '/zaken/api/v1/zaken', route: '/zaken', operation: 'zaak_create', status: 201, clientId: 'zac' },
       );
       assert.equal(typeof post.responseTime, 'number');
       const get = access.find((e) => e.reqId === generated)!;
