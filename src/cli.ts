@@ -11,6 +11,7 @@ import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
+import { jsonLogger, pinoLogger } from './ops/logger.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
@@ -49,6 +50,7 @@ Options:
   --tls-key <file.pem>                  the private key of --tls-cert
   --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
   --development                         authentication off and the demo catalog (never with real data)
+  --metrics-port <n>                    serve /metrics on this port only, not beside the API
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
 
@@ -113,6 +115,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     plugins: configuredPlugins(config.plugins, { authorizations: source }),
     outbox: config.outbox,
     strictNulls: config.strictNulls,
+    drainTimeoutMs: config.drainTimeoutMs,
   });
 }
 
@@ -121,13 +124,13 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await registry.listen(port, config.host, { tls }).catch(async (error: unknown) => {
+  const server = await registry.listen(port, config.host, { tls, metricsPort: config.metricsPort }).catch(async (error: unknown) => {
     await registry.close();
     throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
   });
   const address = server.address();
   if (typeof address === 'object' && address) port = address.port;
-  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`);
+  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
@@ -208,6 +211,7 @@ function parse(argv: string[]) {
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         'tls-client-ca': { type: 'string' },
+        'metrics-port': { type: 'string' },
         database: { type: 'string' },
         development: { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -229,6 +233,7 @@ function configuration(values: ReturnType<typeof parse>['values'], serving: bool
   const config = readConfig(values.config);
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
   if (values.database !== undefined) config.database = values.database;
+  if (values['metrics-port'] !== undefined) config.metricsPort = /^\d+$/.test(values['metrics-port']) ? Number(values['metrics-port']) : (values['metrics-port'] as never);
   if (values.development) config.development = true;
   if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
     config.tls = { ...config.tls, cert: values['tls-cert'] ?? config.tls?.cert, key: values['tls-key'] ?? config.tls?.key, clientCa: values['tls-client-ca'] ?? config.tls?.clientCa } as CliConfig['tls'];
@@ -257,7 +262,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = configuration(values, command === 'serve' || command === 'check-config');
   debug = config.logLevel === 'debug';
-  const log = consoleLogger(config.logLevel ?? 'info');
+  // JSON lines on stdout while serving; other commands print their results there, so they log on stderr.
+  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' ? process.stdout : process.stderr }));
   const warnings = configWarnings(config);
   if (command === 'check-config') {
     for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);

@@ -9,6 +9,8 @@ import { formatProblems, settingsProblems, type SettingsProblem } from './schema
 /** The CLI's JSON configuration file; README documents every key. */
 export interface CliConfig {
   port?: number;
+  /** Serve `/metrics` on this port only (metrics should not be public). */
+  metricsPort?: number;
   host?: string;
   /** Serve HTTPS: PEM files of the certificate, its key and (mutual TLS) the client CAs. */
   tls?: { cert: string; key: string; clientCa?: string };
@@ -23,6 +25,8 @@ export interface CliConfig {
   clients?: Record<string, string>;
   /** Accept client secrets shorter than 32 bytes (test environments); a warning at start. */
   allowWeakSecrets?: boolean;
+  /** On shutdown, how long requests in flight may take (see `RegistryOptions.drainTimeoutMs`). */
+  drainTimeoutMs?: number;
   /** Refuse `null` on optional, non-nullable fields (see `RegistryOptions.strictNulls`). */
   strictNulls?: boolean;
   /** The applications, when they are not fetched from an Autorisaties API. */

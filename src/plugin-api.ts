@@ -31,6 +31,8 @@ export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } 
 export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials, type RemoteCallOptions } from './remote/fetch.js';
 export { referenceError, remoteReason, upstream, deliveryFailure } from './remote/errors.js';
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
+export { jsonLogger, pinoLogger, type JsonLoggerOptions, type PinoBackedLogger } from './ops/logger.js';
+export { REQUEST_ID_HEADER } from './ops/request-scope.js';
 export type { OpenApiFragment } from './openapi/build.js';
 export {
   authenticationPlugins,

@@ -71,6 +71,8 @@ export interface RequestContext {
    * as a body signature; undefined without a body. `body` is its parsed, validated form.
    */
   readonly rawBody?: Buffer;
+  /** The request's id (`X-Request-Id`, the client's when sane): in its log lines, 5xx bodies and the calls it causes. */
+  readonly requestId: string;
   /** The public base URL for this request, e.g. `https://zaken.example.nl/zaken/api/v1`. */
   readonly baseUrl: string;
   params: Record<string, string>;

@@ -66,6 +66,8 @@ export interface ProblemBody {
   detail: string;
   instance: string;
   invalidParams?: InvalidParam[];
+  /** On 5xx: the request id its log lines carry. */
+  requestId?: string;
 }
 
 export const PROBLEM_TYPE_BASE = 'https://github.com/zaakregister/zaakregister/blob/main/docs/errors.md#';

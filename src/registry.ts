@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createTlsServer, type TlsOptions } from './http/tls.js';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
@@ -9,7 +9,13 @@ import { apiRootOperation } from './http/api-root.js';
 import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
-import { consoleLogger, type Logger } from './log.js';
+import type { Logger } from './log.js';
+import { docsRouter } from './ops/docs.js';
+import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
+import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
+import { registryMetrics } from './ops/metrics.js';
+import { traceQueries } from './ops/tracing.js';
+import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
@@ -55,7 +61,10 @@ export interface RegistryOptions {
    */
   preset?: PresetName;
   plugins?: (Plugin | Plugin[])[];
+  /** Default: pino JSON lines on stdout. Pass `pinoLogger(yourPino)` to share a host's pino (the access log then uses it too). */
   logger?: Logger;
+  /** On `close`, how long requests in flight may take to finish before their connections are closed (default 10000 ms). */
+  drainTimeoutMs?: number;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
   migrate?: boolean;
   /** `info` of the OpenAPI document; `version` defaults to the implemented Zaken API version. */
@@ -72,6 +81,8 @@ export interface RegistryOptions {
 /** One API version as the registry serves it. */
 export interface ServedApiVersion {
   readonly version: string;
+  /** Its API reference page and error catalogue, mounted by `mount` at `<basePath>/docs`. */
+  readonly docs: Router;
   /** Where to mount it, e.g. `/zaken/api/v1` (the path of the configured base URL, major replaced). */
   readonly basePath: string;
   readonly router: Router;
@@ -82,6 +93,14 @@ export interface Registry {
   readonly router: Router;
   /** Every version served, oldest first (one unless a plugin such as `versioning` sets more). */
   readonly versions: readonly ServedApiVersion[];
+  /** Liveness (`GET /healthz` standalone): 200 while the process answers; no I/O. */
+  readonly health: RequestHandler;
+  /** Readiness (`GET /readyz` standalone): 200, or 503 naming the failing check (shutdown, database, migrations). */
+  readonly ready: RequestHandler;
+  /** The newest version's API reference (Swagger UI, assets served locally) and error catalogue: `app.use('/docs', registry.docs)`. */
+  readonly docs: Router;
+  /** Prometheus metrics (`GET /metrics` standalone, or on `listen`'s `metricsPort`); keep it off the public network. */
+  readonly metrics: RequestHandler;
   /** Mounts every version's router at its base path on an Express app or router. */
   mount(app: Pick<Router, 'use'>): void;
   readonly services: RegistryServices;
@@ -92,9 +111,15 @@ export interface Registry {
   openapi(version?: string): Record<string, unknown>;
   /** Applies the core's and the plugins' pending migrations; returns their names. */
   migrate(): Promise<string[]>;
-  /** Serves the registry on its own Express app at the base URL's path; over HTTPS with `tls`. */
-  listen(port: number, host?: string, options?: { tls?: TlsOptions }): Promise<Server>;
-  /** Stops the server (if `listen` started one), closes plugins in reverse order, then the storage. */
+  /**
+   * Serves the registry on its own Express app at the base URL's path, with `/healthz`, `/readyz`
+   * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that port only.
+   */
+  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number }): Promise<Server>;
+  /**
+   * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
+   * in flight, the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
+   */
   close(): Promise<void>;
 }
 
@@ -124,7 +149,7 @@ function basePathOf(baseUrl: string | undefined, version: string, count: number)
 
 /** Assembles a registry from its options and plugins. */
 export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
-  const log = options.logger ?? consoleLogger();
+  const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
   const chosen = (options.plugins ?? []).flat();
   const names = new Set(chosen.map((p) => p.name));
   const plugins = [...presetPlugins(options.preset ?? 'standard').filter((p) => !names.has(p.name)), ...chosen];
@@ -136,8 +161,17 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   }
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
-  const remote = remoteClient({ allowedHosts: [], ...options.remote });
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
+  traceQueries(storage.knex);
+  const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
+  const remote = remoteClient({
+    allowedHosts: [],
+    ...options.remote,
+    onExchange: (exchange) => {
+      metrics.observeRemote(exchange);
+      options.remote?.onExchange?.(exchange);
+    },
+  });
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const deliveryHandlers = new Map<string, DeliveryHandler>();
@@ -149,7 +183,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       return versions[versions.length - 1].version;
     },
     storage,
-    catalog: options.catalog ?? httpCatalog({ remote }),
+    catalog: options.catalog ?? httpCatalog({ remote, onLookup: metrics.observeCache }),
     remote,
     log,
     baseUrl,
@@ -225,11 +259,14 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   operations.push(...openApiOperations(openapi), apiRootOperation(operations));
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
-    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers });
-    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router };
+    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, metrics.observeRequests);
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version)) };
   });
   const mount = (app: Pick<Router, 'use'>) => {
-    for (const version of served) app.use(version.basePath, version.router);
+    for (const version of served) {
+      app.use(`${version.basePath}/docs`, version.docs);
+      app.use(version.basePath, version.router);
+    }
   };
 
   // Deliveries start once the outbox table exists.
@@ -240,8 +277,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   };
   let closed = false;
   if (options.migrate !== false) await migrate();
+  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
 
-  let server: Server | undefined;
+  const servers: DrainableServer[] = [];
   return {
     router: served[served.length - 1].router,
     versions: served,
@@ -251,10 +289,23 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     plugins,
     openapi,
     migrate,
+    health: healthHandler,
+    ready,
+    metrics: metrics.handler,
+    docs: served[served.length - 1].docs,
     async listen(port, hostname, listenOptions = {}) {
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
+      // Outside the API's base path and its authentication: for load balancers and orchestrators.
+      app.get('/healthz', healthHandler);
+      app.get('/readyz', ready);
+      if (listenOptions.metricsPort === undefined) app.get('/metrics', metrics.handler);
+      else {
+        const metricsOnly = drainableServer(express().get('/metrics', metrics.handler));
+        await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
+        servers.push(metricsOnly);
+      }
       mount(app);
       // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
       app.get('/', (req, res) => {
@@ -265,25 +316,15 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         });
       });
       app.use(notFound, errorHandler(log));
-      const s: Server = listenOptions.tls ? createTlsServer(listenOptions.tls, app) : createServer(app);
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(port, hostname ?? '0.0.0.0', () => {
-          s.off('error', reject);
-          resolve();
-        });
-      });
-      server = s;
-      return s;
+      const api = drainableServer(app, listenOptions.tls ? createTlsServer(listenOptions.tls) : undefined);
+      await startListening(api.server, port, hostname);
+      servers.push(api);
+      return api.server;
     },
     async close() {
       if (closed) return;
       closed = true;
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-        s.closeAllConnections();
-      }
+      await Promise.all(servers.map((server) => server.drain(options.drainTimeoutMs ?? 10_000)));
       await outbox.stop();
       for (const plugin of [...plugins].reverse()) {
         try {

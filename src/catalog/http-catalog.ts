@@ -12,6 +12,8 @@ export interface HttpCatalogOptions extends Partial<RemoteOptions> {
   cacheTtlMs?: number;
   /** Most cached types, default 10,000. */
   cacheSize?: number;
+  /** Called on each look-up (metrics): `true` when the cache answered it. */
+  onLookup?: (hit: boolean) => void;
 }
 
 /**
@@ -21,5 +23,15 @@ export interface HttpCatalogOptions extends Partial<RemoteOptions> {
 export function httpCatalog(options: HttpCatalogOptions = {}): CatalogClient {
   const remote = options.remote ?? remoteClient({ allowedHosts: options.allowedHosts ?? [], ...options });
   const cache = new TtlCache<unknown>(options.cacheSize ?? 10_000, options.cacheTtlMs ?? 5 * 60_000);
-  return catalogFromLookup((url) => cache.get(url, () => remote.getJson(url)));
+  return catalogFromLookup(async (url) => {
+    let fetched = false;
+    try {
+      return await cache.get(url, () => {
+        fetched = true;
+        return remote.getJson(url);
+      });
+    } finally {
+      options.onLookup?.(!fetched);
+    }
+  });
 }

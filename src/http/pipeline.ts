@@ -7,6 +7,7 @@ import { characterErrors } from '../schema/input-limits.js';
 import { dropUnsetNulls, pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
+import { requestIdFrom, scopeOf, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 import { problemResponse } from './problem-response.js';
 import { queryParameters } from './query.js';
 import { receivedBody } from './json-body.js';
@@ -115,7 +116,10 @@ async function validateWrite(operation: Operation, host: PluginHost, ctx: Reques
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
 export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion) {
   return async (req: Request, res: Response): Promise<void> => {
+    const scope = scopeOf(req);
+    if (scope) Object.assign(scope, { operation: operation.id, route: operation.path });
     const ctx: RequestContext = {
+      requestId: scope?.id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]),
       registry: services,
       apiVersion: served.version,
       operation,
@@ -137,6 +141,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       if (operation.authenticated !== false) {
         ctx.principal = await host.authenticate(ctx);
         if (!ctx.principal) throw new ProblemError('not_authenticated');
+        if (scope) scope.clientId = ctx.principal.clientId;
       }
       ctx.query = parseQuery(operation, req);
       ctx.body = parseBody(operation, req, services.strictNulls);

@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { ResponseState } from '../plugin.js';
 import { PluginError } from '../plugin-host.js';
 import { ProblemError } from '../problem.js';
+import { currentRequest } from '../ops/request-scope.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 /** PostgreSQL gave up on a transaction to let a concurrent one through (deadlock, serialization): the client may retry. */
@@ -40,6 +41,9 @@ export function problemResponse(error: unknown, log: Logger, context: Record<str
     problem = new ProblemError('error');
   }
   const body = problem.toBody();
+  // An operator finds the request's log lines by the id the client was given.
+  const requestId = currentRequest()?.id;
+  if (problem.status >= 500 && requestId) body.requestId = requestId;
   if (problem.code === 'error') {
     const details: Record<string, unknown> = { ...context, instance: body.instance, error: stackOf(error) };
     if (error instanceof PluginError) Object.assign(details, { plugin: error.plugin, hook: error.hook });

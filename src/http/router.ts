@@ -1,7 +1,10 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { Operation } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices } from '../plugin.js';
+import { accessLog } from '../ops/access-log.js';
+import { requestScope } from '../ops/request-scope.js';
+import { traceRequests } from '../ops/tracing.js';
 import { apiVersionHeader } from './api-version.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
@@ -15,6 +18,9 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
+ *  0. requestScope      the request id (`X-Request-Id`) and its scope; accessLog: one line per response;
+ *     traceRequests     an OpenTelemetry server span (a no-op without an SDK);
+ *     observe           the registry's request metrics, when given
  *  1. apiVersionHeader  `API-Version` (and the version's own headers) on every response
  *  2. securityHeaders   ADR transport headers
  *  3. jsonBody          JSON bodies only (415 / 400 / 413)
@@ -23,8 +29,10 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  *  5. notFound          everything else
  *  6. errorHandler      problem+json for errors of the middleware above
  */
-export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion): Router {
+export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion, observe?: RequestHandler): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
+  router.use(requestScope, accessLog(services.log), traceRequests);
+  if (observe) router.use(observe);
   router.use(apiVersionHeader(served.version, served.headers));
   router.use(securityHeaders);
   router.use(jsonBody);

@@ -29,7 +29,7 @@ export const NCSC_CIPHERS = [
 ].join(':');
 
 /** An HTTPS server: TLS 1.2 at least (1.3 when the client can), the NCSC suites in the server's order. */
-export function createTlsServer(tls: TlsOptions, listener: RequestListener): HttpsServer {
+export function createTlsServer(tls: TlsOptions, listener?: RequestListener): HttpsServer {
   return createHttpsServer(
     {
       cert: tls.cert,

@@ -1,5 +1,7 @@
 import type { Logger } from '../log.js';
 import type { ClaimedEntry, OutboxStore } from './store.js';
+import { inRequestScope } from '../ops/request-scope.js';
+import { inSpan } from '../ops/tracing.js';
 
 /** What a handler receives: the stored delivery, and a signal that aborts it (timeout, shutdown). */
 export interface OutboxDelivery {
@@ -211,7 +213,9 @@ export class Dispatcher {
         else signal.addEventListener('abort', fail, { once: true });
       });
       // A handler that ignores the signal still cannot hold its slot past the timeout.
-      await Promise.race([handler({ ...entry, attempt: entry.attempts, signal }), interrupted]);
+      const attributes = { 'zaakregister.outbox.kind': entry.kind, 'zaakregister.outbox.target': entry.target, 'zaakregister.outbox.attempt': entry.attempts };
+      const delivery = () => inSpan('outbox delivery', attributes, () => Promise.race([handler({ ...entry, attempt: entry.attempts, signal }), interrupted]));
+      await (entry.requestId ? inRequestScope({ id: entry.requestId }, delivery) : delivery());
     } catch (error) {
       // Cut short by shutdown, or timed out while draining for it: not the target's failure, due again at once.
       await this.failed(entry, error, abort.signal.aborted || (this.stopping && signal.aborted));

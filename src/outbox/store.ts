@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { currentRequest } from '../ops/request-scope.js';
 
 /** One delivery to enqueue: which handler delivers it, to where, and what. */
 export interface Delivery {
@@ -24,6 +25,8 @@ export interface OutboxEntry {
   createdAt: string;
   nextAttemptAt: string;
   lastError: string | null;
+  /** The request that enqueued it: sent on the delivery as `X-Request-Id`. */
+  requestId: string | null;
 }
 
 /** A claimed delivery: leased to one dispatcher until `next_attempt_at`, identified by its claim token. */
@@ -72,6 +75,7 @@ function toEntry(row: Record<string, unknown>): ClaimedEntry {
     createdAt: iso(row.created_at),
     nextAttemptAt: iso(row.next_attempt_at),
     lastError: (row.last_error as string | null) ?? null,
+    requestId: (row.request_id as string | null) ?? null,
     claim: row.claim as string,
   };
 }
@@ -92,7 +96,7 @@ export function outboxStore(knex: Knex) {
     async insert(db: Knex | Knex.Transaction, deliveries: Delivery[]): Promise<void> {
       if (!deliveries.length) return;
       await db(TABLE).insert(
-        deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload) })),
+        deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload), request_id: currentRequest()?.id ?? null })),
       );
     },
 

@@ -1,4 +1,6 @@
 import { signZgwJwt } from '../auth/sign.js';
+import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
+import { startSpan } from '../ops/tracing.js';
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
@@ -18,6 +20,15 @@ export interface RemoteOptions {
   maxBytes?: number;
   /** Credentials per host (`host` or `host:port`). */
   credentials?: Record<string, RemoteCredentials>;
+  /** Called after each exchange with an allowed host (metrics): its host, outcome and duration. */
+  onExchange?: (exchange: RemoteExchange) => void;
+}
+
+/** One finished exchange: the host is always an allowed one, so its values are bounded. */
+export interface RemoteExchange {
+  host: string;
+  outcome: 'ok' | RemoteFailure;
+  seconds: number;
 }
 
 /**
@@ -113,11 +124,17 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
     const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    // The remote's logs can then be matched with the request that caused the call.
+    const requestId = currentRequest()?.id;
+    if (requestId) headers[REQUEST_ID_HEADER] = requestId;
     const deadline = new AbortController();
     // A timer of our own, held until the exchange ends: an AbortSignal.timeout() that nothing refers to
     // any more (once fetch has the headers) may be garbage-collected before it fires.
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
+    const started = performance.now();
+    const span = startSpan(`${method} ${parsed.host}`, { 'http.request.method': method, 'server.address': parsed.host });
+    let outcome: RemoteExchange['outcome'] = 'ok';
     try {
       const response = await fetch(parsed, {
         method,
@@ -128,11 +145,19 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       });
       return await read(response);
     } catch (error) {
-      if (error instanceof RemoteError) throw error;
-      if (signal.aborted) throw new RemoteError('timeout', url, `no complete answer from ${url} within ${timeoutMs} ms`);
-      throw new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+      const failure =
+        error instanceof RemoteError
+          ? error
+          : signal.aborted
+            ? new RemoteError('timeout', url, `no complete answer from ${url} within ${timeoutMs} ms`)
+            : new RemoteError('network', url, `cannot fetch ${url}: ${(error as Error).message}`);
+      outcome = failure.reason;
+      throw failure;
     } finally {
       clearTimeout(timer);
+      span.span.setAttribute('zaakregister.remote.outcome', outcome);
+      span.end(outcome === 'ok' ? undefined : outcome);
+      options.onExchange?.({ host: parsed.host, outcome, seconds: (performance.now() - started) / 1000 });
     }
   }
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Migration, Storage } from './types.js';
 
-const MIGRATIONS_TABLE = 'zaakregister_migrations';
+/** Where knex records the applied migrations (readiness compares it with the registered ones). */
+export const MIGRATIONS_TABLE = 'zaakregister_migrations';
 
 /** Storage on a knex instance with the `pg` client, shared by the PostgreSQL and PGlite adapters. */
 export function knexStorage(options: {

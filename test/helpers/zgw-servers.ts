@@ -10,6 +10,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   authorization?: string;
+  /** The caller's `X-Request-Id`. */
+  requestId?: string;
   body?: unknown;
 }
 
@@ -30,7 +32,7 @@ export async function record(req: IncomingMessage, requests: RecordedRequest[]):
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
-  const entry: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: text ? JSON.parse(text) : undefined };
+  const entry: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, requestId: req.headers['x-request-id'] as string | undefined, body: text ? JSON.parse(text) : undefined };
   requests.push(entry);
   return entry;
 }

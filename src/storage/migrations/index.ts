@@ -6,6 +6,7 @@ import { zaakCountMigration } from './004-zaak-count.js';
 import { zaakRevisionMigration } from './005-zaak-revision.js';
 import { zaakIdentificatieMigration } from './006-zaak-identificatie.js';
 import { listIndexesMigration } from './007-list-indexes.js';
+import { outboxRequestIdMigration } from './008-outbox-request-id.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration];

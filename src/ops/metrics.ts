@@ -1,0 +1,112 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
+import type { Outbox } from '../outbox/index.js';
+import type { RemoteExchange } from '../remote/fetch.js';
+import { scopeOf } from './request-scope.js';
+
+/** Seconds: from a cached read to a slow write behind a remote look-up. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The pool knex keeps (tarn): how many connections are in use and how many callers wait for one. */
+interface PoolCounts {
+  numUsed(): number;
+  numPendingAcquires(): number;
+}
+
+/**
+ * A registry's Prometheus metrics, in a prom-client registry of its own (two registries in one
+ * process do not collide). Every label is bounded: operation ids, status classes, allowed hosts.
+ */
+export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
+  const register = new PromRegistry();
+  collectDefaultMetrics({ register });
+  const requestDuration = new Histogram({
+    name: 'zaakregister_http_request_duration_seconds',
+    help: 'API requests by operation id and status class',
+    labelNames: ['operation', 'status_class'],
+    buckets: DURATION_BUCKETS,
+    registers: [register],
+  });
+  const inFlight = new Gauge({ name: 'zaakregister_http_requests_in_flight', help: 'API requests being answered', registers: [register] });
+  const remoteDuration = new Histogram({
+    name: 'zaakregister_remote_fetch_duration_seconds',
+    help: 'Calls to remote APIs by host and outcome (ok or the failure)',
+    labelNames: ['host', 'outcome'],
+    buckets: DURATION_BUCKETS,
+    registers: [register],
+  });
+  const cacheLookups = new Counter({
+    name: 'zaakregister_catalog_cache_lookups_total',
+    help: 'Catalog look-ups answered from the cache (hit) or fetched (miss)',
+    labelNames: ['result'],
+    registers: [register],
+  });
+  new Gauge({
+    name: 'zaakregister_outbox_pending',
+    help: 'Deliveries waiting in the outbox',
+    registers: [register],
+    async collect() {
+      this.set((await options.outbox().counts()).pending);
+    },
+  });
+  new Gauge({
+    name: 'zaakregister_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest waiting delivery',
+    registers: [register],
+    async collect() {
+      this.set((await options.outbox().counts()).oldestPendingMs / 1000);
+    },
+  });
+  new Counter({
+    name: 'zaakregister_outbox_deliveries_total',
+    help: 'Delivery attempts of this instance by result: delivered, failed (retried later), gave_up',
+    labelNames: ['result'],
+    registers: [register],
+    async collect() {
+      const counts = await options.outbox().counts();
+      this.reset();
+      this.inc({ result: 'delivered' }, counts.delivered);
+      this.inc({ result: 'failed' }, counts.failedAttempts);
+      this.inc({ result: 'gave_up' }, counts.gaveUp);
+    },
+  });
+  const pool = () => (options.knex.client as { pool?: PoolCounts }).pool;
+  new Gauge({
+    name: 'zaakregister_db_pool_connections',
+    help: 'Database connections in use, and callers waiting for one',
+    labelNames: ['state'],
+    registers: [register],
+    collect() {
+      this.set({ state: 'in_use' }, pool()?.numUsed() ?? 0);
+      this.set({ state: 'waiting' }, pool()?.numPendingAcquires() ?? 0);
+    },
+  });
+
+  return {
+    register,
+    /** Router middleware: duration and in-flight count of each API request, labelled once routed. */
+    observeRequests(req: Request, res: Response, next: NextFunction): void {
+      inFlight.inc();
+      const stop = requestDuration.startTimer();
+      res.once('close', () => {
+        inFlight.dec();
+        stop({ operation: scopeOf(req)?.operation ?? 'unrouted', status_class: `${Math.floor(res.statusCode / 100)}xx` });
+      });
+      next();
+    },
+    observeRemote(exchange: RemoteExchange): void {
+      remoteDuration.observe({ host: exchange.host, outcome: exchange.outcome }, exchange.seconds);
+    },
+    observeCache(hit: boolean): void {
+      cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
+    },
+    /** `GET /metrics`: the Prometheus text format. */
+    handler: (async (_req, res) => {
+      res.setHeader('content-type', register.contentType);
+      res.end(await register.metrics());
+    }) as RequestHandler,
+  };
+}
+
+export type RegistryMetrics = ReturnType<typeof registryMetrics>;

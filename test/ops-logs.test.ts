@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { jsonLogger, pinoLogger, signZgwJwt, staticAuthorizations, type Plugin } from '../src/index.js';
+import { BACKENDS } from './helpers/backends.js';
+import { startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { startZgwWorld, type ZgwWorld } from './helpers/zgw-world.js';
+
+const SECRET = 'a-log-test-secret-of-at-least-32-bytes';
+const APPLICATION = { clientIds: ['zac'], label: 'ZAC', heeftAlleAutorisaties: true, autorisaties: [] };
+
+/** Every JSON line the registry logs, kept in memory. */
+function collectingLogger() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: pinoLogger(jsonLogger({ level: 'debug', destination: sink })), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, any>) };
+}
+
+/** A plugin that logs the secrets a careless plugin might, and fails on demand. */
+const careless: Plugin = {
+  name: 'careless',
+  onRequest: async (ctx) => {
+    ctx.registry.log.info('careless details', { secret: SECRET, credentials: { token: 'a-token-value', password: 'a-password-value' } });
+    if (ctx.req.headers['x-fail'] === 'yes') throw new Error('boom for the log test');
+  },
+};
+
+for (const backend of BACKENDS) {
+  describe(`logs and request ids (${backend.name})`, () => {
+    let server: TestServer;
+    let world: ZgwWorld;
+    let log: ReturnType<typeof collectingLogger>;
+    let token: string;
+    before(async () => {
+      world = await startZgwWorld();
+      log = collectingLogger();
+      token = await signZgwJwt('zac', SECRET);
+      server = await startRegistry(await backend.open(), {
+        catalog: undefined,
+        remote: { allowedHosts: world.allowedHosts },
+        authorization: { clients: { zac: SECRET }, source: staticAuthorizations([APPLICATION]) },
+        logger: log.logger,
+        plugins: [careless],
+      });
+    });
+    after(async () => {
+      await server.close();
+      await world.close();
+      // Nothing of any secret the run used reaches a log line.
+      const all = log.lines.join('\n');
+      for (const secret of [SECRET, token, token.split('.')[2], 'a-token-value', 'a-password-value']) assert.ok(!all.includes(secret), `a log line holds ${secret.slice(0, 12)}…`);
+    });
+    const auth = () => ({ authorization: `Bearer ${token}`, 'x-signature': 'a-signature-value' });
+
+    it('writes one access-log line per request: method, route template, status, duration, client and request id', async () => {
+      const created = await server.request('/zaken', { method: 'POST', json: zaakInput({ zaaktype: world.zaaktype }), headers: { ...auth(), 'x-request-id': 'client-chosen.id-1' } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.headers.get('x-request-id'), 'client-chosen.id-1');
+      // The catalog fetch this request caused carries its id to the remote.
+      assert.ok(world.catalog.requests.some((r) => r.requestId === 'client-chosen.id-1'), JSON.stringify(world.catalog.requests.map((r) => r.requestId)));
+      const uuid = (created.body.url as string).split('/').pop();
+      const read = await server.request(`/zaken/${uuid}`, { headers: auth() });
+      assert.equal(read.status, 200);
+      const generated = read.headers.get('x-request-id')!;
+      assert.match(generated, /^[0-9a-f-]{36}$/);
+
+      const access = log.entries().filter((e) => e.msg === 'request completed');
+      const post = access.find((e) => e.reqId === 'client-chosen.id-1')!;
+      assert.deepEqual(
+        { method: post.req.method, path: post.req.path, route: post.route, operation: post.operation, status: post.res.status, clientId: post.clientId },
+        { method: 'POST', path: '/zaken/api/v1/zaken', route: '/zaken', operation: 'zaak_create', status: 201, clientId: 'zac' },
+      );
+      assert.equal(typeof post.responseTime, 'number');
+      const get = access.find((e) => e.reqId === generated)!;
+      assert.deepEqual({ route: get.route, operation: get.operation, status: get.res.status }, { route: '/zaken/{uuid}', operation: 'zaak_retrieve', status: 200 });
+      // The plugin's own line of that request carries the same id, its secrets redacted.
+      const careful = log.entries().find((e) => e.msg === 'careless details' && e.reqId === generated)!;
+      assert.deepEqual({ secret: careful.secret, token: careful.credentials.token }, { secret: '[redacted]', token: '[redacted]' });
+    });
+
+    it('replaces an insane X-Request-Id with its own', async () => {
+      for (const sent of ['a b', 'x'.repeat(129), '<script>', 'semi;colon', '']) {
+        const response = await server.request('/zaken', { headers: { ...auth(), 'x-request-id': sent } });
+        assert.equal(response.status, 200);
+        assert.match(response.headers.get('x-request-id')!, /^[0-9a-f]{8}-[0-9a-f-]{27}$/, sent);
+      }
+    });
+
+    it('puts the request id in a 5xx body and in the error line an operator looks for', async () => {
+      const response = await server.request('/zaken', { headers: { ...auth(), 'x-fail': 'yes', 'x-request-id': 'trace-me-500' } });
+      assert.equal(response.status, 500);
+      assert.equal(response.body.requestId, 'trace-me-500');
+      const failure = log.entries().find((e) => e.msg === 'request failed' && e.reqId === 'trace-me-500' && e.error)!;
+      assert.match(failure.error, /boom for the log test/);
+      assert.equal(failure.instance, response.body.instance);
+      // 4xx bodies stay as the standard has them.
+      const notFound = await server.request('/zaken/00000000-0000-0000-0000-000000000000', { headers: auth() });
+      assert.equal(notFound.status, 404);
+      assert.equal(notFound.body.requestId, undefined);
+    });
+  });
+}
