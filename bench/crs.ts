@@ -5,7 +5,7 @@
  *
  * Prints a Markdown table. Not part of `npm test`.
  */
-import { createTransformer, loadRdnaptransGrids, transformGeometry, type Geometry } from '../plugins/geo-crs/transform/index.js';
+import { createTransformer, loadRdnaptransGrids, transformGeometry, type CrsInput, type Geometry } from '../plugins/geo-crs/transform/index.js';
 
 const POINTS = Number(process.argv[2] ?? 1_000_000);
 const POLYGON_VERTICES = 1000;
@@ -52,7 +52,7 @@ const rd = new Float64Array(POINTS * 3);
 const back = new Float64Array(POINTS * 3);
 const out = new Float64Array(3);
 
-function run(from: string, to: string, input: Float64Array, output: Float64Array, withHeight: boolean): () => void {
+function run(from: CrsInput, to: CrsInput, input: Float64Array, output: Float64Array, withHeight: boolean): () => void {
   const transformer = createTransformer(from, to);
   return () => {
     for (let i = 0; i < POINTS; i++) {
