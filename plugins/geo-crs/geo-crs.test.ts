@@ -229,3 +229,32 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+for (const backend of BACKENDS) {
+  describe(`geo-crs bbox index at 100k zaken on ${backend.name}`, () => {
+    let api: TestServer;
+    before(async () => {
+      api = await startRegistry(await backend.open(), { plugins: [geoCrs()] });
+      // 100k zaken on a grid over the Netherlands, written in one statement (the API would take minutes).
+      await api.registry.services.storage.knex.raw(`
+        insert into zaak (uuid, identificatie, bronorganisatie, zaaktype, registratiedatum, verantwoordelijke_organisatie, startdatum,
+                          vertrouwelijkheidaanduiding, vertrouwelijkheid_rank, zaakgeometrie, zaakgeometrie_bbox)
+        select gen_random_uuid(), 'GEO-' || i, '517439943', ?, '2024-01-01', '517439943', '2024-01-01', 'openbaar', 1,
+               jsonb_build_object('type', 'Point', 'coordinates', jsonb_build_array(x, y)), box(point(x, y), point(x, y))
+        from (select i, 3.4 + (i % 400) * 0.009 as x, 50.8 + (i / 400) * 0.0128 as y from generate_series(0, 99999) as i) as grid`, [ZAAKTYPE]);
+      await api.registry.services.storage.knex.raw('analyze zaak');
+    });
+    after(async () => api?.close());
+
+    it('EXPLAIN shows the GiST index on the bbox column for a town-sized box', async () => {
+      const query = api.registry.services.storage.knex('zaak').select('id', 'zaakgeometrie').whereRaw('zaakgeometrie_bbox && ?::box', ['(5.1,52.05),(5.15,52.1)']);
+      const { sql, bindings } = query.toSQL().toNative();
+      const plan = await api.registry.services.storage.knex.raw(`explain ${sql.replace('$1', `'${bindings[0]}'`)}`);
+      const text = (plan.rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+      assert.match(text, /zaak_zaakgeometrie_bbox/, text);
+      const found = await api.request('/zaken?bbox=5.1,52.05,5.15,52.1');
+      assert.equal(found.status, 200);
+      assert.equal(found.body.count, 6 * 4, 'the grid points in the box: 6 columns by 4 rows');
+    });
+  });
+}
