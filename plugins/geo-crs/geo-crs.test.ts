@@ -258,3 +258,88 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+for (const backend of BACKENDS) {
+  describe(`geo-crs OGC API Features view on ${backend.name}`, () => {
+    let api: TestServer;
+    const apps = testApps();
+    const call = async (path: string, init: { method?: string; json?: unknown; headers?: Record<string, string>; app?: 'alles' | 'beperkt' } = {}) =>
+      api.request(path, { method: init.method ?? 'GET', json: init.json, headers: { ...(await apps.headers(init.app ?? 'alles')), ...init.headers } });
+    const feature = (geometry: unknown, properties: Record<string, unknown> = {}) => ({ type: 'Feature', geometry, properties: zaakInput(properties) });
+
+    before(async () => {
+      api = await startRegistry(await backend.open(), { plugins: [geoCrs()], authorization: apps.authorization });
+    });
+    after(async () => api?.close());
+
+    it('the API root is a landing page linking conformance and collections; conformance lists Part 1 core, GeoJSON and Part 2', async () => {
+      const landing = await api.request('');
+      assert.equal(landing.status, 200);
+      const rels = (landing.body.links as { rel: string; href: string }[]).map((l) => l.rel);
+      for (const rel of ['self', 'service-desc', 'conformance', 'data']) assert.ok(rels.includes(rel), rel);
+      const conformance = await api.request('/conformance');
+      assert.match(conformance.headers.get('content-type') ?? '', /^application\/json/);
+      for (const part of ['ogcapi-features-1/1.0/conf/core', 'ogcapi-features-1/1.0/conf/geojson', 'ogcapi-features-2/1.0/conf/crs']) {
+        assert.ok((conformance.body.conformsTo as string[]).some((c) => c.endsWith(part)), part);
+      }
+    });
+
+    it('/collections and /collections/zaken list the CRSs, with storageCrs one of them', async () => {
+      const collections = await api.request('/collections');
+      assert.equal(collections.status, 200);
+      assert.equal(collections.body.crs[0], CRS84);
+      const zaken = await api.request('/collections/zaken');
+      assert.equal(zaken.body.id, 'zaken');
+      assert.ok(zaken.body.crs.includes(zaken.body.storageCrs));
+      assert.ok(zaken.body.extent.spatial.bbox[0].length === 4);
+      assert.ok((zaken.body.links as { rel: string }[]).some((l) => l.rel === 'items'));
+    });
+
+    it('POST /collections/zaken/items creates a zaak from a Feature (201, Location), with the rules of POST /zaken', async () => {
+      const created = await call('/collections/zaken/items', { method: 'POST', json: feature(point([CONTROL.x, CONTROL.y])), headers: { 'content-crs': RD } });
+      assert.equal(created.status, 201, created.text);
+      assert.match(created.headers.get('content-type') ?? '', /^application\/geo\+json/);
+      const location = created.headers.get('location')!;
+      assert.match(location, /\/collections\/zaken\/items\/[0-9a-f-]{36}$/);
+      const item = await call(`${location}?crs=${encodeURIComponent(RD)}`);
+      assert.equal(item.status, 200);
+      assert.equal(item.body.type, 'Feature');
+      assert.equal(item.headers.get('content-crs'), `<${RD}>`);
+      assert.ok(Math.abs(item.body.geometry.coordinates[0] - CONTROL.x) < 0.001);
+      assert.equal(item.body.properties.zaaktype, ZAAKTYPE);
+      assert.ok((item.body.links as { rel: string; href: string }[]).some((l) => l.rel === 'self' && l.href === location));
+      const invalid = await call('/collections/zaken/items', { method: 'POST', json: feature({ type: 'Polygon', coordinates: [[[5, 52], [5.1, 52.1], [5.1, 52], [5, 52.1], [5, 52]]] }) });
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.body.invalidParams[0].code, 'invalid-geometry');
+      const incomplete = await call('/collections/zaken/items', { method: 'POST', json: { type: 'Feature', geometry: null, properties: { startdatum: '2024-01-01' } } });
+      assert.equal(incomplete.status, 400);
+    });
+
+    it('GET /collections/zaken/items is a FeatureCollection with numberMatched, links and bbox, as authorized', async () => {
+      for (const [x, zaaktype] of [[6.001, ZAAKTYPE], [6.002, ZAAKTYPE], [6.003, ZAAKTYPE_GEHEIM]] as const) {
+        const response = await call('/collections/zaken/items', { method: 'POST', json: feature(point([x, 53.3]), { zaaktype, vertrouwelijkheidaanduiding: 'openbaar' }) });
+        assert.equal(response.status, 201, response.text);
+      }
+      const box = 'bbox=6.0005,53.29,6.0035,53.31';
+      const first = await call(`/collections/zaken/items?${box}&limit=2`);
+      assert.equal(first.status, 200);
+      assert.match(first.headers.get('content-type') ?? '', /^application\/geo\+json/);
+      assert.equal(first.headers.get('content-crs'), `<${CRS84}>`);
+      assert.equal(first.body.type, 'FeatureCollection');
+      assert.equal(first.body.numberMatched, 3);
+      assert.equal(first.body.numberReturned, 2);
+      assert.ok(!Number.isNaN(Date.parse(first.body.timeStamp)));
+      const next = (first.body.links as { rel: string; href: string }[]).find((l) => l.rel === 'next');
+      assert.ok(next);
+      const second = await call(next.href);
+      assert.equal(second.body.numberReturned, 1);
+      assert.ok((second.body.links as { rel: string }[]).some((l) => l.rel === 'prev'));
+      const limited = await call(`/collections/zaken/items?${box}`, { app: 'beperkt' });
+      assert.equal(limited.body.numberMatched, 2, 'the limited application sees its zaaktype only');
+      assert.ok(limited.body.features.every((f: { properties: { zaaktype: string } }) => f.properties.zaaktype === ZAAKTYPE));
+      assert.equal((await api.request('/collections/zaken/items')).status, 401);
+      assert.equal((await call(`/collections/zaken/items?crs=${encodeURIComponent(`${OGC}EPSG/9.9.1/4326`)}`)).status, 400);
+      assert.equal((await call('/collections/zaken/items?bbox=1,2,3')).status, 400);
+    });
+  });
+}

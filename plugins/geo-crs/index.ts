@@ -4,6 +4,7 @@ import { CrsError, transformGeometry, type CrsDefinition, type Geometry } from '
 import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
 import { geometryProblems } from './geometry-validation.js';
 import { boxLiteral, extentOf, parseBbox, zakenInBbox } from './bbox.js';
+import { featureOperations, landingLinks } from './features.js';
 
 export { SUPPORTED_CRS_URIS } from './crs-negotiation.js';
 
@@ -21,6 +22,8 @@ export interface GeoCrsOptions {
 const READS = ['zaak_list', 'zaak_retrieve', 'zaak__zoek'];
 const WRITES = ['zaak_create', 'zaak_update', 'zaak_partial_update'];
 const WITH_GEOMETRY = new Set([...READS, ...WRITES]);
+/** The lists that take `bbox`; the features view answers in its own shape (see features.ts). */
+const BBOX_LISTS = ['zaak_list', 'features_items'];
 const PATHS: Record<string, [string, string]> = {
   zaak_list: ['/zaken', 'get'],
   zaak_retrieve: ['/zaken/{uuid}', 'get'],
@@ -87,6 +90,14 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     }
   };
 
+  /** The zaken a `bbox` (in `bbox-crs`) selects, for the list's filter. */
+  const bboxIds = async (ctx: RequestContext): Promise<void> => {
+    const bboxCrs = typeof ctx.query['bbox-crs'] === 'string' ? crsParameter('bbox-crs', ctx.query['bbox-crs']) : CRS84;
+    if (typeof ctx.query.bbox !== 'string') return;
+    const boxes = parseBbox(ctx.query.bbox, bboxCrs);
+    inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
+  };
+
   return {
     name: 'geo-crs',
     setup(api) {
@@ -94,14 +105,17 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       api.addMigrations([bboxMigration(storageCrs)]);
       const crsParam = { name: 'crs', description: `Het CRS van de geometrie in het antwoord; gaat voor Accept-Crs. ${CRS_DESCRIPTION}`, schema: { type: 'string' } };
       for (const id of READS) api.addQueryParameter(id, crsParam);
-      api.addQueryParameter('zaak_list', { name: 'bbox-crs', description: `Het CRS van bbox (standaard CRS84). ${CRS_DESCRIPTION}`, schema: { type: 'string' } });
-      api.addQueryParameter('zaak_list', {
-        name: 'bbox',
-        description:
-          'Alleen zaken waarvan de zaakgeometrie deze rechthoek snijdt: minx,miny,maxx,maxy (of 6 getallen met hoogten), in de asvolgorde van bbox-crs.',
-        schema: { type: 'string' },
-        filter: (query, _value, ctx) => void query.whereIn('zaak.id', inBbox.get(ctx) ?? []),
-      });
+      for (const operation of featureOperations(api.operations(), storageCrs)) api.addOperation(operation);
+      for (const id of BBOX_LISTS) {
+        api.addQueryParameter(id, { name: 'bbox-crs', description: `Het CRS van bbox (standaard CRS84). ${CRS_DESCRIPTION}`, schema: { type: 'string' } });
+        api.addQueryParameter(id, {
+          name: 'bbox',
+          description:
+            'Alleen zaken waarvan de zaakgeometrie deze rechthoek snijdt: minx,miny,maxx,maxy (of 6 getallen met hoogten), in de asvolgorde van bbox-crs.',
+          schema: { type: 'string' },
+          filter: (query, _value, ctx) => void query.whereIn('zaak.id', inBbox.get(ctx) ?? []),
+        });
+      }
       api.addOperation({
         id: 'crs_list',
         method: 'get',
@@ -133,31 +147,27 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       order: 'pre',
       async handler(ctx) {
         const id = ctx.operation.id;
+        if (BBOX_LISTS.includes(id)) await bboxIds(ctx);
         if (!WITH_GEOMETRY.has(id)) return undefined;
         wanted.set(ctx, responseCrs(ctx.query.crs, ctx.req.get('accept-crs')));
         const within = (ctx.body?.zaakgeometrie as { within?: Geometry } | undefined)?.within;
         if (id === 'zaak__zoek' && within) {
           ctx.body!.zaakgeometrie = { within: toStorage(within, contentCrs(ctx.req.get('content-crs')), 'zaakgeometrie.within') };
         }
-        if (id === 'zaak_list') {
-          const bboxCrs = typeof ctx.query['bbox-crs'] === 'string' ? crsParameter('bbox-crs', ctx.query['bbox-crs']) : CRS84;
-          if (typeof ctx.query.bbox === 'string') {
-            const boxes = parseBbox(ctx.query.bbox, bboxCrs);
-            inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
-          }
-        }
         return undefined;
       },
     },
 
     validate(ctx) {
-      if (!WRITES.includes(ctx.operation.id)) return;
+      if (!WRITES.includes(ctx.operation.id) && ctx.operation.id !== 'features_create') return;
       const crs = contentCrs(ctx.req.get('content-crs'));
       const geometry = ctx.data?.zaakgeometrie as Geometry | null | undefined;
       if (geometry) ctx.data!.zaakgeometrie = toStorage(geometry, crs, 'zaakgeometrie');
     },
 
     serialize(body, ctx) {
+      // The API root doubles as the OGC API landing page.
+      if (ctx.operation.id === 'api_root') return { title: 'Zaken API', ...(body as object), links: landingLinks(ctx.baseUrl) };
       if (!WITH_GEOMETRY.has(ctx.operation.id) || ctx.response.status >= 300) return undefined;
       const asked = wanted.get(ctx);
       const zaken = zakenOf(body);
