@@ -36,18 +36,21 @@ function zakenCollection(baseUrl: string, storageCrs: CrsDefinition): Record<str
   };
 }
 
+/** A stored geometry in the CRS a client asked for; one that cannot be expressed there is 406. */
+export function inCrs(geometry: Geometry | null, storageCrs: CrsDefinition, crs: CrsDefinition): Geometry | null {
+  if (!geometry || crs === storageCrs) return geometry;
+  try {
+    return transformGeometry(geometry, storageCrs, crs);
+  } catch (error) {
+    if (!(error instanceof CrsError)) throw error;
+    throw new ProblemError('not_acceptable', { detail: `Een zaakgeometrie ligt buiten het geldigheidsgebied van ${crs.name}.` });
+  }
+}
+
 /** A zaak as a Feature: its geometry (in `crs`) and its other fields as properties. */
 function featureOf(zaak: Record<string, unknown>, baseUrl: string, storageCrs: CrsDefinition, crs: CrsDefinition): Record<string, unknown> {
   const { zaakgeometrie, ...properties } = zaak;
-  let geometry = (zaakgeometrie as Geometry | null) ?? null;
-  if (geometry && crs !== storageCrs) {
-    try {
-      geometry = transformGeometry(geometry, storageCrs, crs);
-    } catch (error) {
-      if (!(error instanceof CrsError)) throw error;
-      throw new ProblemError('not_acceptable', { detail: `Een zaakgeometrie ligt buiten het geldigheidsgebied van ${crs.name}.` });
-    }
-  }
+  const geometry = inCrs((zaakgeometrie as Geometry | null) ?? null, storageCrs, crs);
   return {
     type: 'Feature',
     id: zaak.uuid,
@@ -94,13 +97,13 @@ export function featureOperations(operations: readonly Operation[], storageCrs: 
     openapi: { summary, tags: TAG, successStatus: 200, responseSchema: { type: 'object' } },
   });
   return [
-    metadata('features_conformance', '/conformance', 'De OGC API Features-conformanceklassen die deze API implementeert.', () => ({ conformsTo: CONFORMANCE })),
-    metadata('features_collections', '/collections', 'De collecties met geometrie.', (ctx) => ({
+    metadata('features_conformance_retrieve', '/conformance', 'De OGC API Features-conformanceklassen die deze API implementeert.', () => ({ conformsTo: CONFORMANCE })),
+    metadata('features_collections_retrieve', '/collections', 'De collecties met geometrie.', (ctx) => ({
       links: [link(`${ctx.baseUrl}/collections`, 'self', 'application/json')],
       crs: SUPPORTED_CRS_URIS,
       collections: [zakenCollection(ctx.baseUrl, storageCrs)],
     })),
-    metadata('features_collection', '/collections/zaken', 'De collectie zaken.', (ctx) => zakenCollection(ctx.baseUrl, storageCrs)),
+    metadata('features_collection_retrieve', '/collections/zaken', 'De collectie zaken.', (ctx) => zakenCollection(ctx.baseUrl, storageCrs)),
     {
       ...list,
       id: 'features_items',
@@ -133,7 +136,7 @@ export function featureOperations(operations: readonly Operation[], storageCrs: 
     },
     {
       ...retrieve,
-      id: 'features_item',
+      id: 'features_item_retrieve',
       path: '/collections/zaken/items/{uuid}',
       queryParameters: [CRS_PARAMETER],
       async execute(ctx) {

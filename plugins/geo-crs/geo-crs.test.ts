@@ -341,5 +341,29 @@ for (const backend of BACKENDS) {
       assert.equal((await call(`/collections/zaken/items?crs=${encodeURIComponent(`${OGC}EPSG/9.9.1/4326`)}`)).status, 400);
       assert.equal((await call('/collections/zaken/items?bbox=1,2,3')).status, 400);
     });
+
+    it('GET and POST /_search answer the global search shape, with bbox, crs and authorization', async () => {
+      for (const zaaktype of [ZAAKTYPE, ZAAKTYPE_GEHEIM]) {
+        const response = await call('/zaken', { method: 'POST', json: zaakInput({ zaaktype, vertrouwelijkheidaanduiding: 'openbaar', zaakgeometrie: point([4.5, 52.9]) }) });
+        assert.equal(response.status, 201, response.text);
+      }
+      const bbox = [4.49, 52.89, 4.51, 52.91];
+      const viaGet = await call(`/_search?bbox=${bbox.join(',')}&pageSize=1`);
+      assert.equal(viaGet.status, 200, viaGet.text);
+      assert.equal(viaGet.body.currentPage, 1);
+      assert.equal(viaGet.body.nextPage, 2);
+      assert.equal(viaGet.body.pageSize, 1);
+      const [item] = viaGet.body._embedded.items;
+      assert.equal(item.type, 'zaak');
+      assert.equal(item._links.self.href, item.url);
+      assert.equal(viaGet.headers.get('content-crs'), CRS84);
+      const viaPost = await call(`/_search?crs=${encodeURIComponent(RD)}`, { method: 'POST', json: { bbox }, app: 'beperkt' });
+      assert.equal(viaPost.status, 200, viaPost.text);
+      assert.equal(viaPost.body._embedded.items.length, 1, 'the limited application sees one of the two');
+      assert.equal(viaPost.body.nextPage, null);
+      assert.ok(viaPost.body._embedded.items[0].zaakgeometrie.coordinates[0] > 1000, 'in RD');
+      assert.equal(viaPost.headers.get('content-crs'), RD);
+      assert.equal((await call('/_search', { method: 'POST', json: { bbox: [1, 2, 3, 4, 5] } })).status, 400);
+    });
   });
 }

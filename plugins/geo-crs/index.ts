@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { ProblemError, validationError, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { validationError, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 import { CrsError, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
 import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
 import { geometryProblems } from './geometry-validation.js';
 import { boxLiteral, extentOf, parseBbox, zakenInBbox } from './bbox.js';
-import { featureOperations, landingLinks } from './features.js';
+import { featureOperations, inCrs, landingLinks } from './features.js';
+import { searchOperations } from './search.js';
 
 export { SUPPORTED_CRS_URIS } from './crs-negotiation.js';
 
@@ -23,7 +24,7 @@ const READS = ['zaak_list', 'zaak_retrieve', 'zaak__zoek'];
 const WRITES = ['zaak_create', 'zaak_update', 'zaak_partial_update'];
 const WITH_GEOMETRY = new Set([...READS, ...WRITES]);
 /** The lists that take `bbox`; the features view answers in its own shape (see features.ts). */
-const BBOX_LISTS = ['zaak_list', 'features_items'];
+const BBOX_LISTS = ['zaak_list', 'features_items', 'search_get', 'search_post'];
 const PATHS: Record<string, [string, string]> = {
   zaak_list: ['/zaken', 'get'],
   zaak_retrieve: ['/zaken/{uuid}', 'get'],
@@ -105,7 +106,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       api.addMigrations([bboxMigration(storageCrs)]);
       const crsParam = { name: 'crs', description: `Het CRS van de geometrie in het antwoord; gaat voor Accept-Crs. ${CRS_DESCRIPTION}`, schema: { type: 'string' } };
       for (const id of READS) api.addQueryParameter(id, crsParam);
-      for (const operation of featureOperations(api.operations(), storageCrs)) api.addOperation(operation);
+      for (const operation of [...featureOperations(api.operations(), storageCrs), ...searchOperations(api.operations(), storageCrs)]) api.addOperation(operation);
       for (const id of BBOX_LISTS) {
         api.addQueryParameter(id, { name: 'bbox-crs', description: `Het CRS van bbox (standaard CRS84). ${CRS_DESCRIPTION}`, schema: { type: 'string' } });
         api.addQueryParameter(id, {
@@ -176,16 +177,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       const target = asked?.crs ?? (geometries.some((g) => g && is3d(g)) ? CRS84H : CRS84);
       ctx.response.headers['content-crs'] = asked?.header ?? target.uri;
       if (target === storageCrs) return undefined;
-      const transformed = zaken.map((zaak, i) => {
-        const geometry = geometries[i];
-        if (!geometry) return zaak;
-        try {
-          return { ...zaak, zaakgeometrie: transformGeometry(geometry, storageCrs, target) };
-        } catch (error) {
-          if (!(error instanceof CrsError)) throw error;
-          throw new ProblemError('not_acceptable', { detail: `Een zaakgeometrie ligt buiten het geldigheidsgebied van ${target.name}.` });
-        }
-      });
+      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inCrs(geometries[i]!, storageCrs, target) } : zaak));
       return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
     },
 
