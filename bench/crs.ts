@@ -83,6 +83,21 @@ rows.push(
   }),
 );
 
+// A page of the zaak list: 100 point geometries, as geo-crs transforms them for `crs` (one transformer per geometry).
+const pageOfPoints: Geometry[] = Array.from({ length: 100 }, (_, i) => ({ type: 'Point', coordinates: [4 + (i % 10) * 0.2, 51.5 + Math.floor(i / 10) * 0.1] }));
+const pageInRd = pageOfPoints.map((g) => transformGeometry(g, 'CRS84', 'EPSG:28992'));
+const pages = 2000;
+rows.push(
+  measure(`page of 100 points CRS84 -> RD (x${pages})`, pages, 'pages/s', () => {
+    for (let i = 0; i < pages; i++) for (const g of pageOfPoints) transformGeometry(g, 'CRS84', 'EPSG:28992');
+  }),
+);
+rows.push(
+  measure(`page of 100 points RD -> CRS84 (x${pages})`, pages, 'pages/s', () => {
+    for (let i = 0; i < pages; i++) for (const g of pageInRd) transformGeometry(g, 'EPSG:28992', 'CRS84');
+  }),
+);
+
 console.log(`Node ${process.version}, ${POINTS.toLocaleString('en')} points\n`);
 console.log('| Operation | Rate | Per item |');
 console.log('|---|---:|---:|');
