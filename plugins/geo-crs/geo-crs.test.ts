@@ -3,6 +3,7 @@ import { testApps } from '../../test/helpers/apps.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { SUPPORTED_CRS } from './transform/index.js';
+import { configuredPlugins } from '../../src/presets.js';
 import { geoCrs } from './index.js';
 
 const OGC = 'http://www.opengis.net/def/crs/';
@@ -16,6 +17,15 @@ const point = (coordinates: number[]) => ({ type: 'Point', coordinates });
 const square = (x: number, y: number, size: number) => ({
   type: 'Polygon',
   coordinates: [[[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]],
+});
+
+describe('geo-crs configuration', () => {
+  it('is in the standard preset, configurable from the config file, and refuses an unsupported storageCrs in English', () => {
+    assert.ok(configuredPlugins(undefined).some((p) => p.name === 'geo-crs'));
+    assert.ok(!configuredPlugins({ 'geo-crs': false }).some((p) => p.name === 'geo-crs'));
+    assert.ok(configuredPlugins({ 'geo-crs': { storageCrs: 'EPSG:28992', maxBboxCandidates: 500 } }).some((p) => p.name === 'geo-crs'));
+    assert.throws(() => geoCrs({ storageCrs: 'EPSG:4326' }), /storageCrs "EPSG:4326" is not a supported CRS/);
+  });
 });
 
 for (const backend of BACKENDS) {
@@ -209,11 +219,11 @@ for (const backend of BACKENDS) {
   describe(`geo-crs with storage CRS RD on ${backend.name}`, () => {
     let api: TestServer;
     before(async () => {
-      api = await startRegistry(await backend.open(), { plugins: [geoCrs({ storageCrs: RD })] });
+      api = await startRegistry(await backend.open(), { plugins: [geoCrs({ storageCrs: RD, maxBboxCandidates: 1 })] });
     });
     after(async () => api?.close());
 
-    it('stores RD, answers CRS84 by default, and finds by a CRS84 bbox', async () => {
+    it('stores RD, answers CRS84 by default, finds by a CRS84 bbox, and refuses a bbox over maxBboxCandidates', async () => {
       const created = await api.request('/zaken', { method: 'POST', json: zaakInput({ zaakgeometrie: point([CONTROL.lon, CONTROL.lat]) }) });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.headers.get('content-crs'), CRS84);
@@ -226,6 +236,11 @@ for (const backend of BACKENDS) {
       assert.equal(crss.body.storageCrs, RD);
       const found = await api.request(`/zaken?bbox=${CONTROL.lon - 0.001},${CONTROL.lat - 0.001},${CONTROL.lon + 0.001},${CONTROL.lat + 0.001}`);
       assert.equal(found.body.count, 1);
+      const second = await api.request('/zaken', { method: 'POST', json: zaakInput({ zaakgeometrie: point([CONTROL.lon + 0.0005, CONTROL.lat]) }) });
+      assert.equal(second.status, 201);
+      const tooLarge = await api.request(`/zaken?bbox=${CONTROL.lon - 0.001},${CONTROL.lat - 0.001},${CONTROL.lon + 0.001},${CONTROL.lat + 0.001}`);
+      assert.equal(tooLarge.status, 400);
+      assert.equal(tooLarge.body.code, 'bbox-too-large', 'more candidates than maxBboxCandidates (1)');
     });
   });
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { validationError, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
-import { CrsError, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
+import { CrsError, parseCrsUri, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
 import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
 import { geometryProblems } from './geometry-validation.js';
 import { boxLiteral, extentOf, parseBbox, zakenInBbox } from './bbox.js';
@@ -54,10 +54,10 @@ function bboxMigration(storageCrs: CrsDefinition): Migration {
   };
 }
 
-const is3d = (geometry: Geometry): boolean => (geometry.type === 'GeometryCollection' ? geometry.geometries.some(is3d) : (extentDepth(geometry.coordinates) ?? 2) > 2);
-function extentDepth(value: unknown): number | undefined {
+const is3d = (geometry: Geometry): boolean => (geometry.type === 'GeometryCollection' ? geometry.geometries.some(is3d) : (positionLength(geometry.coordinates) ?? 2) > 2);
+function positionLength(value: unknown): number | undefined {
   if (!Array.isArray(value)) return undefined;
-  return typeof value[0] === 'number' ? value.length : extentDepth(value[0]);
+  return typeof value[0] === 'number' ? value.length : positionLength(value[0]);
 }
 
 /** The zaken of a response body: one zaak, or the results of a page. */
@@ -73,7 +73,12 @@ function zakenOf(body: unknown): Record<string, unknown>[] {
  * `Accept-Crs` / `Content-Crs` headers, and `GET /crss`. See README.md.
  */
 export function geoCrs(options: GeoCrsOptions = {}): Plugin {
-  const storageCrs = crsParameter('storageCrs', options.storageCrs ?? CRS84.uri);
+  let storageCrs: CrsDefinition;
+  try {
+    storageCrs = parseCrsUri(options.storageCrs ?? CRS84.uri);
+  } catch (error) {
+    throw new Error(`geo-crs: storageCrs ${JSON.stringify(options.storageCrs)} is not a supported CRS (see GET /crss)`, { cause: error });
+  }
   const maxCandidates = options.maxBboxCandidates ?? 10000;
   const wanted = new WeakMap<RequestContext, ResponseCrs | undefined>();
   const inBbox = new WeakMap<RequestContext, number[]>();
