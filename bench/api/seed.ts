@@ -49,7 +49,7 @@ export async function seed(knex: Knex, n: number, log: (line: string) => void = 
                 case when i % 2 = 0 then box(point(x, y), point(x, y)) end
          from generate_series(${from}, ${to}) as i,
               -- Half the zaken carry a point, scattered over the Netherlands (CRS84, the geo-crs storage CRS).
-              lateral (select 3.4 + ((i * 7919) % 40000) / 10000.0 as x, 50.8 + ((i * 104729) % 27000) / 10000.0 as y) as position`,
+              lateral (select 3.4 + ((i::bigint * 7919) % 40000) / 10000.0 as x, 50.8 + ((i::bigint * 104729) % 27000) / 10000.0 as y) as position`,
       );
       rows += inserted.rowCount;
       // The zaak's number i is its identificatie; children find their zaak by id range.
