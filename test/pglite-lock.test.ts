@@ -3,15 +3,17 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pgliteStorage } from '../src/index.js';
+import { demoZaaktype } from '../src/demo.js';
 import { DirectoryInUseError, lockDirectory } from '../src/storage/directory-lock.js';
 import { exitCode, spawnTs, waitForOutput } from './helpers/spawn.js';
 
-const ZAAK = {
-  zaaktype: 'http://localhost:8000/catalogi/api/v1/zaaktypen/0119dd4e-7be9-477e-bccf-75023b1453c1',
+/** A zaak of the demo catalog, whose zaaktype URLs follow the server's origin (`base`). */
+const zaak = (base: string) => ({
+  zaaktype: demoZaaktype('meldingOpenbareRuimte', base),
   bronorganisatie: '517439943',
   verantwoordelijkeOrganisatie: '517439943',
   startdatum: '2024-01-01',
-};
+});
 
 const serve = (dataDir: string) => spawnTs('src/cli.ts', ['serve', '--database', dataDir, '--development', '--port', '0']);
 
@@ -96,7 +98,7 @@ describe('The PGlite directory lock', function () {
     const writer = async () => {
       while (!stopped) {
         try {
-          const response = await fetch(`${base}/zaken`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ZAAK) });
+          const response = await fetch(`${base}/zaken`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(zaak(base)) });
           if (response.status === 201) acknowledged.push(((await response.json()) as { url: string }).url.split('/').pop()!);
           if (acknowledged.length >= 40) enough();
         } catch {
