@@ -5,7 +5,7 @@
  *
  * Prints a Markdown table. Not part of `npm test`.
  */
-import { createTransformer, loadRdnaptransGrids, transformGeometry, type Geometry } from '../plugins/geo-crs/transform/index.js';
+import { createTransformer, loadRdnaptransGrids, transformGeometry, type CrsInput, type Geometry } from '../plugins/geo-crs/transform/index.js';
 
 const POINTS = Number(process.argv[2] ?? 1_000_000);
 const POLYGON_VERTICES = 1000;
@@ -52,7 +52,7 @@ const rd = new Float64Array(POINTS * 3);
 const back = new Float64Array(POINTS * 3);
 const out = new Float64Array(3);
 
-function run(from: string, to: string, input: Float64Array, output: Float64Array, withHeight: boolean): () => void {
+function run(from: CrsInput, to: CrsInput, input: Float64Array, output: Float64Array, withHeight: boolean): () => void {
   const transformer = createTransformer(from, to);
   return () => {
     for (let i = 0; i < POINTS; i++) {
@@ -80,6 +80,21 @@ const polygons = 200;
 rows.push(
   measure(`1,000-vertex polygon CRS84 -> RD (transformGeometry, x${polygons})`, polygons, 'polygons/s', () => {
     for (let i = 0; i < polygons; i++) transformGeometry(polygon, 'CRS84', 'EPSG:28992');
+  }),
+);
+
+// A page of the zaak list: 100 point geometries, as geo-crs transforms them for `crs` (one transformer per geometry).
+const pageOfPoints: Geometry[] = Array.from({ length: 100 }, (_, i) => ({ type: 'Point', coordinates: [4 + (i % 10) * 0.2, 51.5 + Math.floor(i / 10) * 0.1] }));
+const pageInRd = pageOfPoints.map((g) => transformGeometry(g, 'CRS84', 'EPSG:28992'));
+const pages = 2000;
+rows.push(
+  measure(`page of 100 points CRS84 -> RD (x${pages})`, pages, 'pages/s', () => {
+    for (let i = 0; i < pages; i++) for (const g of pageOfPoints) transformGeometry(g, 'CRS84', 'EPSG:28992');
+  }),
+);
+rows.push(
+  measure(`page of 100 points RD -> CRS84 (x${pages})`, pages, 'pages/s', () => {
+    for (let i = 0; i < pages; i++) for (const g of pageInRd) transformGeometry(g, 'EPSG:28992', 'CRS84');
   }),
 );
 

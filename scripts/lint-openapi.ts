@@ -30,6 +30,11 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
     },
     reason: 'Zaken API 1.5.1 filter keys use Django lookups (`bronorganisatie__in`, `rol__betrokkeneType`, ...).',
   },
+  {
+    rule: 'nlgov:query-keys-camel-case',
+    covers: (f, document) => f.path.reduce((node: any, key) => node?.[key], document) === 'bbox-crs',
+    reason: 'The geospatial rules (and OGC API Features Part 2) name the bounding box CRS parameter `bbox-crs`.',
+  },
 ];
 
 // With the oauth plugin's `oauth2` scheme and per-operation scopes, and the signing plugin's headers

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { RequestContext } from './plugin.js';
 import type { InvalidParam } from './problem.js';
 import type { AccessSubject } from './resources/shared/access.js';
@@ -13,6 +14,11 @@ export interface QueryParameter {
   description?: string;
   /** Schema of the parsed value. `type: array` parameters are comma-separated in the URL. */
   schema: JsonSchema;
+  /**
+   * On the zaak lists (`zaak_list`, `zaak__zoek`): narrows the rows (and the count) when the parameter
+   * is given, with the request at hand (what a hook found for it). Authorization still applies.
+   */
+  filter?: (query: Knex.QueryBuilder, value: unknown, ctx: RequestContext) => void;
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { archive } from '../plugins/archive/index.js';
 import { caching, type CachingOptions } from '../plugins/caching/index.js';
 import { expand } from '../plugins/expand/index.js';
+import { geoCrs, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
 import { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync } from '../plugins/registry-sync/index.js';
 import { signing, type SigningOptions } from '../plugins/signing/index.js';
@@ -10,7 +11,7 @@ import { oauth, type OauthOptions } from '../plugins/oauth/index.js';
 import type { AuthorizationSource } from './auth/types.js';
 import type { Plugin } from './plugin.js';
 
-/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync, caching, expand); `none`: the bare core. */
+/** `standard`: the registry as the Zaken API standard describes it (zrc-rules, archive, registry-sync, caching, expand, geo-crs); `none`: the bare core. */
 export type PresetName = 'standard' | 'none';
 
 /** What some built-in plugins need from the rest of the configuration. */
@@ -45,6 +46,8 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
   'registry-sync': { create: (options) => registrySync(options), standard: true },
   caching: { create: (options) => caching(options as CachingOptions), standard: true },
   expand: { create: () => expand(), standard: true },
+  // zaakgeometrie, its CRS negotiation and bbox search are part of the Zaken API contract.
+  'geo-crs': { create: (options) => geoCrs(options as GeoCrsOptions), standard: true },
   // Needs the Notificaties API's URL: only when configured.
   notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
   // Needs the issuers and this registry's audience: only when configured.

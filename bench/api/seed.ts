@@ -27,7 +27,7 @@ export interface SeedReport {
 /**
  * Loads `n` zaken with their records by set-based INSERT … SELECT generate_series in the database
  * itself (no rows cross the wire): a status each, an initiator each and a behandelaar for every
- * second zaak, a zaakobject and a zaakeigenschap for every second, over 100 zaaktypen.
+ * second zaak, a zaakobject and a zaakeigenschap for every second, a point geometry for every second, over 100 zaaktypen.
  */
 export async function seed(knex: Knex, n: number, log: (line: string) => void = () => {}): Promise<SeedReport> {
   const started = performance.now();
@@ -40,12 +40,16 @@ export async function seed(knex: Knex, n: number, log: (line: string) => void = 
       const [{ first }] = (await tx.raw(`select coalesce(max(id), 0) + 1 as first from zaak`)).rows;
       const inserted = await tx.raw(
         `insert into zaak (uuid, identificatie, bronorganisatie, omschrijving, zaaktype, registratiedatum, verantwoordelijke_organisatie,
-                           startdatum, vertrouwelijkheidaanduiding, vertrouwelijkheid_rank, archiefstatus)
+                           startdatum, vertrouwelijkheidaanduiding, vertrouwelijkheid_rank, archiefstatus, zaakgeometrie, zaakgeometrie_bbox)
          select gen_random_uuid(), 'BENCH-' || lpad(i::text, 10, '0'), '517439943', 'Zaak ' || i, ${urlSql(zaaktypeUrl, type)},
                 date '2020-01-01' + (i % 2000), '517439943', date '2020-01-01' + (i % 2000),
                 (array[${NAMES.map((v) => `'${v}'`).join(',')}])[1 + ${rank}], ${rank},
-                case when i % 3 = 0 then 'gearchiveerd' else 'nog_te_archiveren' end
-         from generate_series(${from}, ${to}) as i`,
+                case when i % 3 = 0 then 'gearchiveerd' else 'nog_te_archiveren' end,
+                case when i % 2 = 0 then jsonb_build_object('type', 'Point', 'coordinates', jsonb_build_array(x, y)) end,
+                case when i % 2 = 0 then box(point(x, y), point(x, y)) end
+         from generate_series(${from}, ${to}) as i,
+              -- Half the zaken carry a point, scattered over the Netherlands (CRS84, the geo-crs storage CRS).
+              lateral (select 3.4 + ((i::bigint * 7919) % 40000) / 10000.0 as x, 50.8 + ((i::bigint * 104729) % 27000) / 10000.0 as y) as position`,
       );
       rows += inserted.rowCount;
       // The zaak's number i is its identificatie; children find their zaak by id range.

@@ -18,9 +18,12 @@ describe('zrc-rules in the CLI configuration', () => {
   };
 
   it('is on unless the config turns it off; options configure it', async () => {
-    assert.deepEqual(configuredPlugins(undefined).map((p) => p.name), ['zrc-rules', 'archive', 'registry-sync', 'caching', 'expand']);
-    assert.deepEqual(configuredPlugins({ 'zrc-rules': { referenceCacheTtlMs: 0 }, archive: false, 'registry-sync': false, expand: false }).map((p) => p.name), ['zrc-rules', 'caching']);
-    assert.deepEqual(configuredPlugins({ 'zrc-rules': false, archive: false, 'registry-sync': false, caching: false, expand: false }), []);
+    assert.deepEqual(configuredPlugins(undefined).map((p) => p.name), ['zrc-rules', 'archive', 'registry-sync', 'caching', 'expand', 'geo-crs']);
+    assert.deepEqual(
+      configuredPlugins({ 'zrc-rules': { referenceCacheTtlMs: 0 }, archive: false, 'registry-sync': false, expand: false, 'geo-crs': false }).map((p) => p.name),
+      ['zrc-rules', 'caching'],
+    );
+    assert.deepEqual(configuredPlugins({ 'zrc-rules': false, archive: false, 'registry-sync': false, caching: false, expand: false, 'geo-crs': false }), []);
     const config = (await load({ development: true, plugins: { 'zrc-rules': { referenceCacheTtlMs: 5000 } } }))();
     assert.deepEqual(config.plugins, { 'zrc-rules': { referenceCacheTtlMs: 5000 } });
   });

@@ -616,7 +616,7 @@ describe('zrc-rules disabled (preset none)', () => {
     const standard = await startRegistry(await BACKENDS[0].open(), { preset: undefined });
     const replaced = await startRegistry(await BACKENDS[0].open(), { preset: undefined, plugins: [{ name: 'zrc-rules' }] });
     try {
-      assert.deepEqual(standard.registry.plugins.map((p) => p.name), ['zrc-rules', 'archive', 'registry-sync', 'caching', 'expand', 'development-mode']);
+      assert.deepEqual(standard.registry.plugins.map((p) => p.name), ['zrc-rules', 'archive', 'registry-sync', 'caching', 'expand', 'geo-crs', 'development-mode']);
       assert.equal(replaced.registry.plugins.find((p) => p.name === 'zrc-rules')?.validate, undefined);
     } finally {
       await standard.close();

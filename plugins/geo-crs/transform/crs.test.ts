@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SUPPORTED_CRS, UnknownCrsError, canonicalCrsUri, parseCrsUri } from './index.js';
+import { SUPPORTED_CRS, UnknownCrsError, canonicalCrsUri, parseCrsUri, transform } from './index.js';
 
 describe('CRS registry', function () {
   it('lists the 11 CRSs of the geospatial rules with canonical URIs from the CRS table', function () {
@@ -68,5 +68,12 @@ describe('CRS registry', function () {
     ]) {
       assert.throws(() => parseCrsUri(uri), (error: unknown) => error instanceof UnknownCrsError && error.code === 'UNKNOWN_CRS', uri);
     }
+  });
+});
+
+describe('CrsInput type', () => {
+  it('rejects an unsupported id at compile time, as parseCrsUri does at run time', () => {
+    // @ts-expect-error EPSG:4326 is no supported CRS (the library speaks CRS84 for lon/lat)
+    assert.throws(() => transform([5, 52], 'EPSG:4326', 'CRS84'), UnknownCrsError);
   });
 });

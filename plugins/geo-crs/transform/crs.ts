@@ -23,6 +23,11 @@ export type CrsId =
   | 'EPSG:28992'
   | 'EPSG:7415';
 
+type EpsgCode = '4258' | '4937' | '9067' | '7931' | '9000' | '7912' | '3857' | '28992' | '7415';
+type CrsUriBase = `http${'' | 's'}://www.opengis.net/def/crs/`;
+/** The URIs `parseCrsUri` accepts, as a type: `'EPSG:4326'` or a typo does not compile. */
+export type CrsUri = `${CrsUriBase}EPSG/${'0' | '9.9.1'}/${EpsgCode}` | `${CrsUriBase}OGC/1.3/CRS84` | `${CrsUriBase}OGC/0/CRS84h`;
+
 /**
  * Reference frame of the coordinates. WGS84 and ETRS89 are linked by the null
  * transformation (Dutch guidance), ETRS89 (realised as ETRF2000) and ITRF2014

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CrsOutOfBoundsError, InvalidCoordinatesError, createTransformer, transform, transformBbox, transformGeometry, type Geometry } from './index.js';
+import { CrsOutOfBoundsError, InvalidCoordinatesError, createTransformer, transform, transformBbox, transformGeometry, type CrsInput, type Geometry } from './index.js';
 
 const ring = [
   [5.0, 52.0],
@@ -81,7 +81,7 @@ describe('transformGeometry', function () {
 
 describe('transformBbox', function () {
   /** Extent of the box's image, sampled far more densely than transformBbox does (interior too). */
-  function denseExtent(bbox: number[], from: string, to: string): number[] {
+  function denseExtent(bbox: number[], from: CrsInput, to: CrsInput): number[] {
     const transformer = createTransformer(from, to);
     const out = new Float64Array(3);
     const extent = [Infinity, Infinity, -Infinity, -Infinity];
@@ -99,7 +99,7 @@ describe('transformBbox', function () {
     return extent;
   }
 
-  const CASES: [string, number[], string, string, number][] = [
+  const CASES: [string, number[], CrsInput, CrsInput, number][] = [
     ['CRS84 -> RD, whole Netherlands', [3.2, 50.7, 7.3, 53.6], 'CRS84', 'EPSG:28992', 1],
     ['ETRS89 (lat, lon) -> RD', [51.9, 4.1, 52.3, 5.2], 'EPSG:4258', 'EPSG:28992', 0.2],
     ['RD -> CRS84', [10000, 300000, 280000, 620000], 'EPSG:28992', 'CRS84', 1e-5],

@@ -4,7 +4,7 @@
  */
 import { createTransformer, type CrsInput, type TransformOptions } from './transformer.js';
 
-export { SUPPORTED_CRS, canonicalCrsUri, parseCrsUri, type CrsDefinition, type CrsId, type Frame, type GeographicArea } from './crs.js';
+export { SUPPORTED_CRS, canonicalCrsUri, parseCrsUri, type CrsDefinition, type CrsId, type CrsUri, type Frame, type GeographicArea } from './crs.js';
 export { CrsError, CrsOutOfBoundsError, GridUnavailableError, InvalidCoordinatesError, UnknownCrsError, type CrsErrorCode } from './errors.js';
 export { transformBbox, transformGeometry, type Bbox, type Geometry, type Position } from './geometry.js';
 export { GRID_DIR_ENV, gridPath, setGridDirectory } from './grid.js';

@@ -10,7 +10,7 @@
  * stays 2D even in a 3D CRS, since its height is unknown.
  */
 import proj4 from 'proj4';
-import { isInArea, parseCrsUri, EUROPE, type CrsDefinition, type GeographicArea } from './crs.js';
+import { isInArea, parseCrsUri, EUROPE, type CrsDefinition, type CrsId, type CrsUri, type GeographicArea } from './crs.js';
 import { GRS80, geocentricToGeographic, geographicToGeocentric } from './ellipsoid.js';
 import { CrsOutOfBoundsError, InvalidCoordinatesError } from './errors.js';
 import { DEFAULT_COORDINATE_EPOCH, itrf2014Transforms } from './itrf.js';
@@ -34,7 +34,11 @@ export interface Transformer {
   transformInto(a: number, b: number, h: number, out: Float64Array): void;
 }
 
-export type CrsInput = string | CrsDefinition;
+/**
+ * A supported CRS by id, URI or definition. Text from elsewhere (a request) goes through `parseCrsUri`
+ * first, which throws UnknownCrsError for what is not supported.
+ */
+export type CrsInput = CrsId | CrsUri | CrsDefinition;
 
 const DEG = Math.PI / 180;
 const MERCATOR_MAX_ORDINATE = 20037508.342789244;

@@ -229,8 +229,18 @@ async function countZaken(ctx: RequestContext, filters: ZaakFilter[], values: Re
   return Number(count);
 }
 
-async function listPage(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Promise<void> {
+/** The query parameters plugins added with a `filter`, as filters of this request. */
+function parameterFilters(ctx: RequestContext): ZaakFilter[] {
+  return (ctx.operation.queryParameters ?? []).flatMap((parameter) =>
+    parameter.filter && ctx.query[parameter.name] !== undefined ? [{ ...parameter, apply: (q: Knex.QueryBuilder, v: unknown) => parameter.filter!(q, v, ctx) }] : [],
+  );
+}
+
+async function listPage(ctx: RequestContext, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
+  const added = parameterFilters(ctx);
+  const filters = [...listFilters, ...added];
+  const values = { ...listValues, ...Object.fromEntries(added.map((filter) => [filter.name, ctx.query[filter.name]])) };
   const page = pageOf(ctx);
   let count: number;
   let rows: ZaakRow[];

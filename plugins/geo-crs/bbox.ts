@@ -1,0 +1,107 @@
+import type { Knex } from 'knex';
+import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js';
+import Envelope from 'jsts/org/locationtech/jts/geom/Envelope.js';
+import RelateOp from 'jsts/org/locationtech/jts/operation/relate/RelateOp.js';
+import { ProblemError, invalidParam } from '../../src/plugin-api.js';
+import { CrsError, transformBbox, transformGeometry, type CrsDefinition, type Geometry, type Position } from './transform/index.js';
+import { reader } from './geometry-validation.js';
+
+const factory = new GeometryFactory();
+
+/** A box as [minx, miny, maxx, maxy] in the axis order of its CRS. */
+export type Box = [number, number, number, number];
+
+/** Where the first axis wraps around the antimeridian: lon-lat CRSs and Pseudo-Mercator. */
+function wrapLimit(crs: CrsDefinition): number | undefined {
+  if (crs.kind === 'lon-lat') return 180;
+  if (crs.kind === 'pseudo-mercator') return 20037508.342789244;
+  return undefined;
+}
+
+/**
+ * The `bbox` parameter (OGC API Features): 4 numbers, or 6 with heights (ignored: the test is 2D).
+ * Returns one box, or two when it crosses the antimeridian (minx > maxx in a wrapping CRS).
+ */
+export function parseBbox(text: string, crs: CrsDefinition): Box[] {
+  const parts = text.split(',').map((part) => part.trim());
+  const numbers = parts.map((part) => (part === '' ? NaN : Number(part)));
+  if ((parts.length !== 4 && parts.length !== 6) || numbers.some((n) => !Number.isFinite(n))) {
+    throw invalidParam('bbox', 'invalid-bbox', 'Een bbox bestaat uit 4 of 6 getallen, gescheiden door komma\'s: minx,miny,maxx,maxy.');
+  }
+  const [minx, miny, maxx, maxy] = parts.length === 4 ? numbers : [numbers[0], numbers[1], numbers[3], numbers[4]];
+  if (miny > maxy) throw invalidParam('bbox', 'invalid-bbox', 'De ondergrens van de bbox ligt boven de bovengrens.');
+  if (minx <= maxx) return [[minx, miny, maxx, maxy]];
+  const limit = wrapLimit(crs);
+  if (limit === undefined) throw invalidParam('bbox', 'invalid-bbox', 'De ondergrens van de bbox ligt rechts van de bovengrens.');
+  return [
+    [minx, miny, limit, maxy],
+    [-limit, miny, maxx, maxy],
+  ];
+}
+
+/** The extent of a geometry's positions (first two ordinates); undefined for one without positions. */
+export function extentOf(geometry: Geometry): Box | undefined {
+  const box: Box = [Infinity, Infinity, -Infinity, -Infinity];
+  const visit = (value: unknown): void => {
+    if (!Array.isArray(value)) return;
+    if (typeof value[0] === 'number') {
+      const [x, y] = value as Position;
+      box[0] = Math.min(box[0], x);
+      box[1] = Math.min(box[1], y);
+      box[2] = Math.max(box[2], x);
+      box[3] = Math.max(box[3], y);
+    } else value.forEach(visit);
+  };
+  const walk = (g: Geometry): void => (g.type === 'GeometryCollection' ? g.geometries.forEach(walk) : visit(g.coordinates));
+  walk(geometry);
+  return Number.isFinite(box[0]) ? box : undefined;
+}
+
+/** A box as PostgreSQL `box` input. */
+export const boxLiteral = (box: Box): string => `(${box[0]},${box[1]}),(${box[2]},${box[3]})`;
+
+export interface BboxSearch {
+  boxes: Box[];
+  crs: CrsDefinition;
+  storageCrs: CrsDefinition;
+  /** More candidates than this (from the index) is refused: the box is too large. */
+  maxCandidates: number;
+}
+
+/**
+ * The ids of the zaken whose geometry intersects the box: candidates from the GiST index on
+ * `zaakgeometrie_bbox` (box overlap, in the storage CRS), then the exact JTS test in the box's CRS.
+ */
+export async function zakenInBbox(db: Knex, search: BboxSearch): Promise<number[]> {
+  const { boxes, crs, storageCrs, maxCandidates } = search;
+  const stored = boxes.map((box) => {
+    try {
+      return crs === storageCrs ? box : (transformBbox(box, crs, storageCrs) as Box);
+    } catch (error) {
+      if (!(error instanceof CrsError)) throw error;
+      throw invalidParam('bbox', 'coordinates-out-of-bounds', `De bbox ligt (deels) buiten het geldigheidsgebied van ${crs.name}.`);
+    }
+  });
+  const query = db('zaak').select('id', 'zaakgeometrie');
+  for (const box of stored) query.orWhereRaw('zaakgeometrie_bbox && ?::box', [boxLiteral(box)]);
+  const candidates = (await query.limit(maxCandidates + 1)) as { id: number; zaakgeometrie: Geometry }[];
+  if (candidates.length > maxCandidates) {
+    throw new ProblemError('bbox-too-large', { detail: `De bbox omvat meer dan ${maxCandidates} zaken; kies een kleinere bbox.` });
+  }
+  const areas = boxes.map((box) => factory.toGeometry(new Envelope(box[0], box[2], box[1], box[3])));
+  return candidates
+    .filter((candidate) => {
+      let geometry: Geometry;
+      try {
+        geometry = crs === storageCrs ? candidate.zaakgeometrie : transformGeometry(candidate.zaakgeometrie, storageCrs, crs);
+      } catch (error) {
+        // A geometry that cannot be expressed in the box's CRS lies outside its area, so outside the box.
+        if (error instanceof CrsError) return false;
+        throw error;
+      }
+      const shape = reader.read(geometry);
+      return areas.some((area) => RelateOp.relate(shape, area).isIntersects());
+    })
+    .map((candidate) => candidate.id)
+    .sort((a, b) => a - b);
+}

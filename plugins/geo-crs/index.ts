@@ -1,0 +1,213 @@
+import type { Knex } from 'knex';
+import { validationError, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { CrsError, parseCrsUri, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
+import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
+import { geometryProblems } from './geometry-validation.js';
+import { boxLiteral, extentOf, parseBbox, zakenInBbox } from './bbox.js';
+import { featureOperations, inCrs, landingLinks } from './features.js';
+import { searchOperations } from './search.js';
+
+export { SUPPORTED_CRS_URIS } from './crs-negotiation.js';
+
+export interface GeoCrsOptions {
+  /**
+   * The CRS zaakgeometrie is stored in (any supported URI or id; default CRS84). Choose it before the
+   * first zaak is stored: the migration converts what the core stored before (CRS84), later changes do not.
+   */
+  storageCrs?: string;
+  /** A `bbox` whose index prefilter finds more zaken than this is refused (400 `bbox-too-large`); default 10000. */
+  maxBboxCandidates?: number;
+}
+
+/** The zaak operations whose responses carry `zaakgeometrie`, and the writes whose bodies may. */
+const READS = ['zaak_list', 'zaak_retrieve', 'zaak__zoek'];
+const WRITES = ['zaak_create', 'zaak_update', 'zaak_partial_update'];
+const WITH_GEOMETRY = new Set([...READS, ...WRITES]);
+/** The lists that take `bbox`; the features view answers in its own shape (see features.ts). */
+const BBOX_LISTS = ['zaak_list', 'features_items', 'search_get', 'search_post'];
+const PATHS: Record<string, [string, string]> = {
+  zaak_list: ['/zaken', 'get'],
+  zaak_retrieve: ['/zaken/{uuid}', 'get'],
+  zaak__zoek: ['/zaken/_zoek', 'post'],
+  zaak_create: ['/zaken', 'post'],
+  zaak_update: ['/zaken/{uuid}', 'put'],
+  zaak_partial_update: ['/zaken/{uuid}', 'patch'],
+};
+
+const CRS_DESCRIPTION = "URI van een ondersteund CRS (zie /crss), bijvoorbeeld http://www.opengis.net/def/crs/EPSG/9.9.1/28992.";
+
+/** Adds the bbox column, its GiST index, and the bboxes (and storage-CRS geometry) of the zaken stored so far. */
+function bboxMigration(storageCrs: CrsDefinition): Migration {
+  return {
+    name: 'geo-crs/001_zaak_bbox',
+    async up(knex: Knex) {
+      await knex.raw('alter table zaak add column zaakgeometrie_bbox box');
+      await knex.raw('create index zaak_zaakgeometrie_bbox on zaak using gist (zaakgeometrie_bbox)');
+      const rows = (await knex('zaak').whereNotNull('zaakgeometrie').select('id', 'zaakgeometrie')) as { id: number; zaakgeometrie: Geometry }[];
+      for (const row of rows) {
+        // The core stored geometry as sent, which without this plugin means CRS84.
+        const geometry = storageCrs === CRS84 ? row.zaakgeometrie : transformGeometry(row.zaakgeometrie, CRS84, storageCrs);
+        const box = extentOf(geometry);
+        await knex('zaak').where({ id: row.id }).update({ zaakgeometrie: JSON.stringify(geometry), zaakgeometrie_bbox: box ? boxLiteral(box) : null });
+      }
+    },
+  };
+}
+
+const is3d = (geometry: Geometry): boolean => (geometry.type === 'GeometryCollection' ? geometry.geometries.some(is3d) : (positionLength(geometry.coordinates) ?? 2) > 2);
+function positionLength(value: unknown): number | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return typeof value[0] === 'number' ? value.length : positionLength(value[0]);
+}
+
+/** The zaken of a response body: one zaak, or the results of a page. */
+function zakenOf(body: unknown): Record<string, unknown>[] {
+  if (!body || typeof body !== 'object') return [];
+  const results = (body as { results?: unknown }).results;
+  return Array.isArray(results) ? (results as Record<string, unknown>[]) : [body as Record<string, unknown>];
+}
+
+/**
+ * geo-crs: zaakgeometrie validated with JTS and stored in one CRS with an indexed bounding box;
+ * `bbox`, `bbox-crs` and `crs` on the zaak list, `Content-Crs` on every zaak response, the ZGW
+ * `Accept-Crs` / `Content-Crs` headers, and `GET /crss`. See README.md.
+ */
+export function geoCrs(options: GeoCrsOptions = {}): Plugin {
+  let storageCrs: CrsDefinition;
+  try {
+    storageCrs = parseCrsUri(options.storageCrs ?? CRS84.uri);
+  } catch (error) {
+    throw new Error(`geo-crs: storageCrs ${JSON.stringify(options.storageCrs)} is not a supported CRS (see GET /crss)`, { cause: error });
+  }
+  const maxCandidates = options.maxBboxCandidates ?? 10000;
+  const wanted = new WeakMap<RequestContext, ResponseCrs | undefined>();
+  const inBbox = new WeakMap<RequestContext, number[]>();
+
+  /** Geometry of a request body, from its Content-Crs into the storage CRS, refused when invalid there. */
+  const toStorage = (geometry: Geometry, crs: CrsDefinition, path: string): Geometry => {
+    const problems = geometryProblems(geometry, crs, path);
+    if (problems.length) throw validationError(problems);
+    if (crs === storageCrs) return geometry;
+    try {
+      return transformGeometry(geometry, crs, storageCrs);
+    } catch (error) {
+      if (!(error instanceof CrsError)) throw error;
+      throw validationError([{ name: path, code: 'coordinates-out-of-bounds', reason: `De geometrie ligt buiten het geldigheidsgebied van de opslag (${storageCrs.name}).` }]);
+    }
+  };
+
+  /** The zaken a `bbox` (in `bbox-crs`) selects, for the list's filter. */
+  const bboxIds = async (ctx: RequestContext): Promise<void> => {
+    const bboxCrs = typeof ctx.query['bbox-crs'] === 'string' ? crsParameter('bbox-crs', ctx.query['bbox-crs']) : CRS84;
+    if (typeof ctx.query.bbox !== 'string') return;
+    const boxes = parseBbox(ctx.query.bbox, bboxCrs);
+    inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
+  };
+
+  return {
+    name: 'geo-crs',
+    setup(api) {
+      api.defineProblem('bbox-too-large', 400, 'De bbox is te groot.');
+      api.addMigrations([bboxMigration(storageCrs)]);
+      const crsParam = { name: 'crs', description: `Het CRS van de geometrie in het antwoord; gaat voor Accept-Crs. ${CRS_DESCRIPTION}`, schema: { type: 'string' } };
+      for (const id of READS) api.addQueryParameter(id, crsParam);
+      for (const operation of [...featureOperations(api.operations(), storageCrs), ...searchOperations(api.operations(), storageCrs)]) api.addOperation(operation);
+      for (const id of BBOX_LISTS) {
+        api.addQueryParameter(id, { name: 'bbox-crs', description: `Het CRS van bbox (standaard CRS84). ${CRS_DESCRIPTION}`, schema: { type: 'string' } });
+        api.addQueryParameter(id, {
+          name: 'bbox',
+          description:
+            'Alleen zaken waarvan de zaakgeometrie deze rechthoek snijdt: minx,miny,maxx,maxy (of 6 getallen met hoogten), in de asvolgorde van bbox-crs.',
+          schema: { type: 'string' },
+          filter: (query, _value, ctx) => void query.whereIn('zaak.id', inBbox.get(ctx) ?? []),
+        });
+      }
+      api.addOperation({
+        id: 'crs_list',
+        method: 'get',
+        path: '/crss',
+        action: 'list',
+        write: false,
+        authenticated: false,
+        async execute(ctx) {
+          ctx.response.body = { crs: SUPPORTED_CRS_URIS, storageCrs: storageCrs.uri };
+        },
+        openapi: {
+          summary: "De ondersteunde CRS'en.",
+          description: 'Alle CRS-URI\'s die crs, bbox-crs, Accept-Crs en Content-Crs accepteren (CRS84 eerst), en het CRS waarin zaakgeometrie is opgeslagen.',
+          tags: ['crs'],
+          successStatus: 200,
+          responseSchema: {
+            type: 'object',
+            properties: {
+              crs: { type: 'array', items: { type: 'string', format: 'uri' } },
+              storageCrs: { type: 'string', format: 'uri' },
+            },
+          },
+        },
+      });
+      api.addOpenApi(openApiFragment());
+    },
+
+    preHandler: {
+      order: 'pre',
+      async handler(ctx) {
+        const id = ctx.operation.id;
+        if (BBOX_LISTS.includes(id)) await bboxIds(ctx);
+        if (!WITH_GEOMETRY.has(id)) return undefined;
+        wanted.set(ctx, responseCrs(ctx.query.crs, ctx.req.get('accept-crs')));
+        const within = (ctx.body?.zaakgeometrie as { within?: Geometry } | undefined)?.within;
+        if (id === 'zaak__zoek' && within) {
+          ctx.body!.zaakgeometrie = { within: toStorage(within, contentCrs(ctx.req.get('content-crs')), 'zaakgeometrie.within') };
+        }
+        return undefined;
+      },
+    },
+
+    validate(ctx) {
+      if (!WRITES.includes(ctx.operation.id) && ctx.operation.id !== 'features_create') return;
+      const crs = contentCrs(ctx.req.get('content-crs'));
+      const geometry = ctx.data?.zaakgeometrie as Geometry | null | undefined;
+      if (geometry) ctx.data!.zaakgeometrie = toStorage(geometry, crs, 'zaakgeometrie');
+    },
+
+    serialize(body, ctx) {
+      // The API root doubles as the OGC API landing page.
+      if (ctx.operation.id === 'api_root') return { title: 'Zaken API', ...(body as object), links: landingLinks(ctx.baseUrl) };
+      if (!WITH_GEOMETRY.has(ctx.operation.id) || ctx.response.status >= 300) return undefined;
+      const asked = wanted.get(ctx);
+      const zaken = zakenOf(body);
+      const geometries = zaken.map((zaak) => zaak.zaakgeometrie as Geometry | null | undefined);
+      // Not asked: CRS84, or CRS84h when the answer holds heights (seed 3, rule 1).
+      const target = asked?.crs ?? (geometries.some((g) => g && is3d(g)) ? CRS84H : CRS84);
+      ctx.response.headers['content-crs'] = asked?.header ?? target.uri;
+      if (target === storageCrs) return undefined;
+      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inCrs(geometries[i]!, storageCrs, target) } : zaak));
+      return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
+    },
+
+    async resourceChanged(change) {
+      if (change.resource !== 'zaak' || !change.after) return;
+      const geometry = change.after.zaakgeometrie as Geometry | null;
+      if (change.before && JSON.stringify(change.before.zaakgeometrie) === JSON.stringify(geometry)) return;
+      const box = geometry ? extentOf(geometry) : undefined;
+      const uuid = String(change.after.url).split('/').pop();
+      await change.tx('zaak').where({ uuid }).update({ zaakgeometrie_bbox: box ? boxLiteral(box) : null });
+    },
+  };
+}
+
+/** Headers and responses the served document declares for the CRS negotiation. */
+function openApiFragment(): OpenApiFragment {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+  const acceptCrs = header('Accept-Crs', "Het gewenste CRS van de geometrie in het antwoord: EPSG:4326 (GeoJSON lon/lat), EPSG:3857, EPSG:4258, EPSG:28992 of een CRS-URI. Zonder: CRS84. Een niet ondersteund CRS geeft 406; de parameter crs gaat voor.");
+  const contentCrsHeader = header('Content-Crs', 'Het CRS van de geometrie in het verzoek: EPSG:4326 (GeoJSON lon/lat), EPSG:3857, EPSG:4258, EPSG:28992 of een CRS-URI. Zonder: CRS84.');
+  const responseHeader = { 'Content-Crs': { description: 'Het CRS van de geometrie in het antwoord (URI, of de vorm uit Accept-Crs).', schema: { type: 'string' } } };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [id, [path, method]] of Object.entries(PATHS)) {
+    const parameters = [...(READS.includes(id) ? [acceptCrs] : []), ...(WRITES.includes(id) || id === 'zaak__zoek' ? [contentCrsHeader] : [])];
+    const status = id === 'zaak_create' ? '201' : '200';
+    paths[path] = { ...paths[path], [method]: { parameters, responses: { [status]: { headers: responseHeader } } } };
+  }
+  return { paths };
+}
