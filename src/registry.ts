@@ -312,7 +312,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         const origin = baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`;
         res.json({
           name: 'zaakregister',
-          apis: served.map((v) => ({ version: v.version, href: `${origin}${v.basePath}`, openapi: `${origin}${v.basePath}/openapi.json` })),
+          apis: served.map((v) => ({ version: v.version, href: `${origin}${v.basePath}`, openapi: `${origin}${v.basePath}/openapi.json`, docs: `${origin}${v.basePath}/docs/` })),
         });
       });
       app.use(notFound, errorHandler(log));

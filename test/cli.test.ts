@@ -79,10 +79,13 @@ describe('CLI and the embedded data directory', () => {
       const root = await fetch(`${origin}/`);
       assert.equal(root.status, 200);
       assert.match(root.headers.get('content-type')!, /^application\/json/);
-      const index = (await root.json()) as { name: string; apis: { href: string; openapi: string }[] };
+      const index = (await root.json()) as { name: string; apis: { href: string; openapi: string; docs: string }[] };
       assert.equal(index.name, 'zaakregister');
       assert.equal(index.apis[0].href, base);
       assert.equal((await fetch(index.apis[0].openapi)).status, 200);
+      const docs = await fetch(index.apis[0].docs);
+      assert.equal(docs.status, 200);
+      assert.match(docs.headers.get('content-type')!, /^text\/html/);
 
       const apiRoot = await fetch(base);
       assert.equal(apiRoot.status, 200);
