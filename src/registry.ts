@@ -10,11 +10,13 @@ import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
 import type { Logger } from './log.js';
+import { accessLog } from './ops/access-log.js';
 import { docsRouter } from './ops/docs.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
+import { requestScope } from './ops/request-scope.js';
 import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
@@ -306,6 +308,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
         servers.push(metricsOnly);
       }
+      // Every request but the probes above gets its id and access-log line, also those outside the API.
+      app.use(requestScope, accessLog(log));
       mount(app);
       // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
       app.get('/', (req, res) => {

@@ -97,6 +97,11 @@ describe('CLI and the embedded data directory', () => {
       const unknown = await fetch(`${origin}/nergens`);
       assert.equal(unknown.status, 404);
       assert.match(unknown.headers.get('content-type')!, /^application\/problem\+json/);
+
+      // --development logs human-readable lines (pino-pretty), not JSON, with the same fields.
+      const id = unknown.headers.get('x-request-id')!;
+      await waitForOutput(server, new RegExp(`INFO \\(zaakregister/\\d+\\): request completed\\n(?:\\s+.*\\n)*?\\s+reqId: "${id}"`));
+      assert.doesNotMatch(server.output(), /^\{"level"/m);
     } finally {
       server.kill('SIGKILL');
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { jsonLogger, pinoLogger, signZgwJwt, staticAuthorizations, type Plugin } from '../src/index.js';
+import type { AddressInfo } from 'node:net';
+import { createRegistry, jsonLogger, pinoLogger, signZgwJwt, staticAuthorizations, type Plugin } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
 import { startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 import { startZgwWorld, type ZgwWorld } from './helpers/zgw-world.js';
@@ -18,6 +19,24 @@ function collectingLogger() {
     },
   });
   return { logger: pinoLogger(jsonLogger({ level: 'debug', destination: sink })), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, any>) };
+}
+
+/** The top-level keys a JSON line writes more than once. */
+function repeatedKeys(line: string): string[] {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  let depth = 0;
+  // Keys are the strings followed by a colon at depth 1; strings are skipped whole, so braces in them do not count.
+  for (const match of line.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?|[{}[\]]/g)) {
+    const token = match[0];
+    if (token === '{' || token === '[') depth++;
+    else if (token === '}' || token === ']') depth--;
+    else if (match[1] && depth === 1) {
+      if (seen.has(token)) repeated.push(token);
+      seen.add(token);
+    }
+  }
+  return repeated;
 }
 
 /** A plugin that logs the secrets a careless plugin might, and fails on demand. */
@@ -77,6 +96,8 @@ for (const backend of BACKENDS) {
       assert.equal(typeof post.responseTime, 'number');
       const get = access.find((e) => e.reqId === generated)!;
       assert.deepEqual({ route: get.route, operation: get.operation, status: get.res.status }, { route: '/zaken/{uuid}', operation: 'zaak_retrieve', status: 200 });
+      // JSON.parse keeps the last of repeated keys; log shippers may not, so each key is written once.
+      for (const line of log.lines.filter((l) => l.includes('"request completed"'))) assert.deepEqual(repeatedKeys(line), [], line);
       // The plugin's own line of that request carries the same id, its secrets redacted.
       const careful = log.entries().find((e) => e.msg === 'careless details' && e.reqId === generated)!;
       assert.deepEqual({ secret: careful.secret, token: careful.credentials.token }, { secret: '[redacted]', token: '[redacted]' });
@@ -104,3 +125,32 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('access log of the standalone server', () => {
+  it('writes one line for each request, also outside the API, but not for the probes', async () => {
+    const log = collectingLogger();
+    const registry = await createRegistry({ authorization: 'development', logger: log.logger });
+    try {
+      const server = await registry.listen(0, '127.0.0.1');
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const ids: string[] = [];
+      for (const path of ['/nope', '/zaken/api/v1/zaken', '/zaken/api/v1/docs/', '/healthz', '/readyz']) {
+        const response = await fetch(base + path);
+        await response.arrayBuffer();
+        ids.push(response.headers.get('x-request-id') ?? 'none');
+      }
+      await registry.close();
+      const access = log.entries().filter((e) => e.msg === 'request completed');
+      assert.deepEqual(
+        access.map((e) => [e.req.path, e.res.status, e.reqId]),
+        [
+          ['/nope', 404, ids[0]],
+          ['/zaken/api/v1/zaken', 200, ids[1]],
+          ['/zaken/api/v1/docs/', 200, ids[2]],
+        ],
+      );
+    } finally {
+      await registry.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { pino, type Logger as Pino } from 'pino';
@@ -19,12 +20,16 @@ function pinoOver(log: Logger): Pino {
   return pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, lines);
 }
 
+/** Requests an access logger already watches: the standalone app and the API router both have one. */
+const watched = new WeakSet<IncomingMessage>();
+
 /**
  * One line per request when its response is done (pino-http): method, path, route template,
- * operation, status, duration, client and request id. Runs after `requestScope`.
+ * operation, status, duration, client and request id. Runs after `requestScope`; the first access
+ * logger a request passes writes its line.
  */
 export function accessLog(log: Logger & { pino?: Pino }): RequestHandler {
-  return pinoHttp({
+  const logRequest = pinoHttp({
     logger: log.pino ?? pinoOver(log),
     genReqId: (req) => scopeOf(req)?.id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     quietReqLogger: true,
@@ -35,9 +40,16 @@ export function accessLog(log: Logger & { pino?: Pino }): RequestHandler {
       req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
+    // Read when the response is done (routing and authentication have filled the scope in); the
+    // request id is already bound by `quietReqLogger`, so it is not repeated here.
     customProps: (req) => {
       const scope = scopeOf(req);
-      return { reqId: scope?.id, route: scope?.route, operation: scope?.operation, clientId: scope?.clientId };
+      return { route: scope?.route, operation: scope?.operation, clientId: scope?.clientId };
     },
   });
+  return (req, res, next) => {
+    if (watched.has(req)) return next();
+    watched.add(req);
+    logRequest(req, res, next);
+  };
 }

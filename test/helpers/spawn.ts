@@ -30,6 +30,8 @@ export function waitForOutput(child: ReturnType<typeof spawnTs>, pattern: RegExp
     };
     child.stdout!.on('data', check);
     child.stderr!.on('data', check);
+    // The output may already hold it.
+    check();
     child.once('exit', () => {
       check();
       clearTimeout(timer);
