@@ -70,7 +70,11 @@ export interface ProblemBody {
   requestId?: string;
 }
 
-export const PROBLEM_TYPE_BASE = 'https://github.com/zaakregister/zaakregister/blob/main/docs/errors.md#';
+/**
+ * Where problem `type`s point when no request names the registry's own error catalogue
+ * (`<base>/docs/errors`, which the responses of the API use).
+ */
+export const PUBLISHED_ERROR_CATALOGUE = 'https://github.com/zaakregister/zaakregister/blob/main/docs/errors.md';
 
 /**
  * Throw this from anywhere (a hook, a repository, a catalog client) to end the request with that
@@ -100,9 +104,10 @@ export class ProblemError extends Error {
     this.headers = options.headers;
   }
 
-  toBody(): ProblemBody {
+  /** The body; its `type` is `<errorCatalogue>#<code>`. */
+  toBody(errorCatalogue = PUBLISHED_ERROR_CATALOGUE): ProblemBody {
     const body: ProblemBody = {
-      type: PROBLEM_TYPE_BASE + this.code,
+      type: `${errorCatalogue}#${this.code}`,
       code: this.code,
       title: this.title,
       status: this.status,

@@ -16,14 +16,14 @@ import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
-import { requestScope } from './ops/request-scope.js';
+import { errorCatalogueAt, requestScope } from './ops/request-scope.js';
 import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
 import { PluginHost } from './plugin-host.js';
 import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
-import { defineProblem } from './problem.js';
+import { defineProblem, problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
 import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
@@ -262,7 +262,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
     const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, metrics.observeRequests);
-    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version)) };
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version), problemCatalogue) };
   });
   const mount = (app: Pick<Router, 'use'>) => {
     for (const version of served) {
@@ -308,15 +308,18 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
         servers.push(metricsOnly);
       }
-      // Every request but the probes above gets its id and access-log line, also those outside the API.
-      app.use(requestScope, accessLog(log));
+      const origin = (req: express.Request) => (baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`);
+      const newest = served[served.length - 1];
+      // Every request but the probes above gets its id and access-log line, also those outside the API,
+      // whose problems point at the newest version's error catalogue.
+      app.use(requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`));
       mount(app);
       // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
       app.get('/', (req, res) => {
-        const origin = baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`;
+        const at = origin(req);
         res.json({
           name: 'zaakregister',
-          apis: served.map((v) => ({ version: v.version, href: `${origin}${v.basePath}`, openapi: `${origin}${v.basePath}/openapi.json`, docs: `${origin}${v.basePath}/docs/` })),
+          apis: served.map((v) => ({ version: v.version, href: `${at}${v.basePath}`, openapi: `${at}${v.basePath}/openapi.json`, docs: `${at}${v.basePath}/docs/` })),
         });
       });
       app.use(notFound, errorHandler(log));

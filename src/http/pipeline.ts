@@ -100,6 +100,11 @@ export interface ServedVersion {
   headers?: Record<string, string>;
 }
 
+/** The public base URL of the API version `served` for this request: configured, or where the request came in. */
+export function apiBaseUrl(req: Request, served: ServedVersion): string {
+  return served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+}
+
 /** The `validate` hooks, then the operation's own rules: every validation error of both in one 400. */
 async function validateWrite(operation: Operation, host: PluginHost, ctx: RequestContext): Promise<void> {
   let hooks: InvalidParam[] = [];
@@ -125,7 +130,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       operation,
       req,
       rawBody: receivedBody(req),
-      baseUrl: served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`,
+      baseUrl: apiBaseUrl(req, served),
       params: { ...req.params } as Record<string, string>,
       query: {},
       response: { status: 200, headers: {} },

@@ -40,9 +40,10 @@ export function problemResponse(error: unknown, log: Logger, context: Record<str
   } else {
     problem = new ProblemError('error');
   }
-  const body = problem.toBody();
+  const request = currentRequest();
+  const body = problem.toBody(request?.errorCatalogue);
   // An operator finds the request's log lines by the id the client was given.
-  const requestId = currentRequest()?.id;
+  const requestId = request?.id;
   if (problem.status >= 500 && requestId) body.requestId = requestId;
   if (problem.code === 'error') {
     const details: Record<string, unknown> = { ...context, instance: body.instance, error: stackOf(error) };

@@ -3,14 +3,14 @@ import type { Operation } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices } from '../plugin.js';
 import { accessLog } from '../ops/access-log.js';
-import { requestScope } from '../ops/request-scope.js';
+import { errorCatalogueAt, requestScope } from '../ops/request-scope.js';
 import { traceRequests } from '../ops/tracing.js';
 import { apiVersionHeader } from './api-version.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { notFound } from './not-found.js';
-import { operationHandler, type ServedVersion } from './pipeline.js';
+import { apiBaseUrl, operationHandler, type ServedVersion } from './pipeline.js';
 import { securityHeaders } from './security-headers.js';
 
 /** `/zaken/{uuid}` → `/zaken/:uuid`. */
@@ -19,6 +19,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 /**
  * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
  *  0. requestScope      the request id (`X-Request-Id`) and its scope; accessLog: one line per response;
+ *     errorCatalogueAt  problem `type`s point at this version's `<base>/docs/errors`;
  *     traceRequests     an OpenTelemetry server span (a no-op without an SDK);
  *     observe           the registry's request metrics, when given
  *  1. apiVersionHeader  `API-Version` (and the version's own headers) on every response
@@ -31,7 +32,7 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  */
 export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion, observe?: RequestHandler): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
-  router.use(requestScope, accessLog(services.log), traceRequests);
+  router.use(requestScope, accessLog(services.log), errorCatalogueAt((req) => apiBaseUrl(req, served)), traceRequests);
   if (observe) router.use(observe);
   router.use(apiVersionHeader(served.version, served.headers));
   router.use(securityHeaders);

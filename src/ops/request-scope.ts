@@ -20,6 +20,8 @@ export interface RequestScope {
   route?: string;
   /** The authenticated client, once known. */
   clientId?: string;
+  /** The error catalogue page of the API answering it (`<base>/docs/errors`): problem `type`s point into it. */
+  errorCatalogue?: string;
 }
 
 const current = new AsyncLocalStorage<RequestScope>();
@@ -49,4 +51,13 @@ export function requestScope(req: Request, res: Response, next: NextFunction): v
     res.setHeader(REQUEST_ID_HEADER, scope.id);
   }
   current.run(scope, next);
+}
+
+/** Points the problem `type`s of the request at the error catalogue of the API at `apiBase`. */
+export function errorCatalogueAt(apiBase: (req: Request) => string) {
+  return function errorCatalogue(req: Request, _res: Response, next: NextFunction): void {
+    const scope = scopes.get(req);
+    if (scope) scope.errorCatalogue = `${apiBase(req)}/docs/errors`;
+    next();
+  };
 }
