@@ -94,12 +94,13 @@ function authorizationSource(config: CliConfig): AuthorizationSource | undefined
 }
 
 async function buildRegistry(config: CliConfig, log: Logger, origin: () => string): Promise<Registry> {
-  const remote = remoteClient({ allowedHosts: config.allowedHosts ?? [], ...config.remote });
+  // The Catalogi API over HTTP is the registry's default catalog: it shares the registry's remote
+  // client, so its fetches and cache look-ups are in the metrics.
   const catalog =
     config.catalog?.type === 'static'
       ? staticCatalog(config.catalog.file)
       : config.catalog?.type === 'http' || !config.development
-        ? httpCatalog({ remote })
+        ? undefined
         : demoCatalog(origin);
   if (config.catalog?.type === 'static') log.info(`catalog: static types from ${config.catalog.file}`);
   else if (!config.catalog && config.development) log.info('catalog: the demo catalog (zaakregister/demo)');
