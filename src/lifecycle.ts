@@ -18,7 +18,9 @@
  *     (core)                     commit
  *  8. afterCommit   parallel     writes only, after commit; a throw is logged, never sent to the client
  *  9. serialize     sequential   may replace the response body (each hook gets the previous one's result)
- * 10. onResponse    sequential   every response of a registry route, errors included: set headers
+ * 10. onResponse    sequential   every response of the API router, errors included: set headers; also the
+ *                                errors no operation answered (unknown path, 405, unreadable body), with
+ *                                `ctx.operation.id === 'unrouted'`
  */
 export const REQUEST_HOOKS = [
   'onRequest',

@@ -97,3 +97,19 @@ export interface Operation {
     head?: boolean;
   };
 }
+
+/**
+ * The operation of the responses the router gives without one: an unknown path, a method the path
+ * does not have, a body that cannot be read. `onResponse` hooks see it (a signature covers these too).
+ */
+export const UNROUTED: Operation = Object.freeze({
+  id: 'unrouted',
+  method: 'get',
+  path: '',
+  action: 'unrouted',
+  write: false,
+  authenticated: false,
+  documented: false,
+  execute: async () => {},
+  openapi: { summary: '', successStatus: 200 },
+});

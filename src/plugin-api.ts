@@ -20,7 +20,7 @@ export {
 export type { TlsOptions } from './http/tls.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
-export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';
+export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError } from './plugin-host.js';
 export { TtlCache } from './remote/cache.js';
@@ -33,7 +33,7 @@ export { referenceError, remoteReason, upstream, deliveryFailure } from './remot
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
 export { jsonLogger, pinoLogger, type JsonLoggerOptions, type PinoBackedLogger } from './ops/logger.js';
 export { REQUEST_ID_HEADER } from './ops/request-scope.js';
-export type { OpenApiFragment } from './openapi/build.js';
+export type { OpenApiFragment, OpenApiTransform } from './openapi/build.js';
 export {
   authenticationPlugins,
   zgwJwt,

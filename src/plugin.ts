@@ -5,7 +5,7 @@ import type { JsonSchema, Operation, QueryParameter } from './operation.js';
 import type { Migration, Storage } from './storage/types.js';
 import type { CatalogClient } from './catalog/types.js';
 import type { Logger } from './log.js';
-import type { OpenApiFragment } from './openapi/build.js';
+import type { OpenApiFragment, OpenApiTransform } from './openapi/build.js';
 import type { RemoteClient } from './remote/fetch.js';
 import type { ZaakService } from './resources/zaak/service.js';
 import type { DeliveryHandler, Outbox } from './outbox/index.js';
@@ -138,7 +138,10 @@ export interface RequestHooks {
   afterCommit: Hook<[ctx: RequestContext]>;
   /** Sequential. Return a new body to replace the response body, or nothing to keep it. */
   serialize: Hook<[body: unknown, ctx: RequestContext], unknown>;
-  /** Sequential. Every response of a registry route, errors included (`ctx.error` is set then). */
+  /**
+   * Sequential. Every response of the API router, errors included (`ctx.error` is set then); the
+   * errors no operation answered (unknown path, 405, unreadable body) too, with `ctx.operation` = `UNROUTED`.
+   */
   onResponse: Hook<[ctx: RequestContext]>;
 }
 
@@ -223,8 +226,11 @@ export interface SetupApi {
   addQueryParameter(operationId: string, parameter: QueryParameter): void;
   /** Knex migrations for the plugin's own tables; names should start with the plugin name. */
   addMigrations(migrations: Migration[]): void;
-  /** Merge a fragment (paths, components, headers of responses) into the served OpenAPI document. */
-  addOpenApi(fragment: OpenApiFragment): void;
+  /**
+   * Merge a fragment (paths, components, headers of responses) into the served OpenAPI document, or
+   * give a function that changes the whole document once every fragment is merged.
+   */
+  addOpenApi(fragment: OpenApiFragment | OpenApiTransform): void;
   /** Register a problem code in the error catalogue. */
   defineProblem(code: string, status: number, title: string): void;
   /**

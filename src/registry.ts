@@ -18,7 +18,7 @@ import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
 import { errorCatalogueAt, requestScope } from './ops/request-scope.js';
 import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
-import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
+import { buildOpenApi, type OpenApiFragment, type OpenApiInfo, type OpenApiTransform } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
 import { PluginHost } from './plugin-host.js';
@@ -196,7 +196,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   const operations: Operation[] = [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()];
   const migrations: Migration[] = [...coreMigrations];
-  const fragments: OpenApiFragment[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];
+  const fragments: (OpenApiFragment | OpenApiTransform)[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];
   let assembling = true;
   const whileAssembling = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => {
     if (!assembling) throw new Error(`${what} is only possible during setup, before the registry starts`);

@@ -88,34 +88,36 @@ const MESSAGE_SIGNATURE = 'Detached JWS (JAdES, PS256) over de request-target, d
 function openApi(operations: readonly Operation[], options: SigningOptions): OpenApiFragment {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {
-    if (operation.documented === false) continue;
     const mode = modeOf(options.verifyRequests, operation);
-    const declared: Record<string, unknown> = {};
-    if (mode !== 'off') {
-      const required = mode === 'required';
-      declared.parameters = [
+    if (operation.documented === false || mode === 'off') continue;
+    const required = mode === 'required';
+    const declared = {
+      parameters: [
         { in: 'header', name: 'Digest', required, ...DIGEST },
         { in: 'header', name: 'Payload-Signature', required, ...signatureHeader(PAYLOAD_SIGNATURE) },
         { in: 'header', name: 'Message-Signature', required, ...signatureHeader(MESSAGE_SIGNATURE) },
-      ];
-    }
-    if (options.signResponses) {
-      declared.responses = {
-        [String(operation.openapi.successStatus)]: {
-          headers: {
-            Digest: DIGEST,
-            'Payload-Signature': signatureHeader(PAYLOAD_SIGNATURE),
-            'Message-Signature': signatureHeader(MESSAGE_SIGNATURE),
-          },
-        },
-      };
-    }
-    if (!Object.keys(declared).length) continue;
+      ],
+    };
     const item = (paths[operation.path] ??= {});
     item[operation.method] = declared;
     if (operation.method === 'get' && operation.action === 'retrieve' && operation.openapi.head !== false) item.head = declared;
   }
   return { paths };
+}
+
+const OPERATION_KEYS = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'options']);
+
+/** Every documented response is signed, errors and 304s included: each declares the headers. */
+function signedResponses(document: Record<string, unknown>): void {
+  const headers = { Digest: DIGEST, 'Payload-Signature': signatureHeader(PAYLOAD_SIGNATURE), 'Message-Signature': signatureHeader(MESSAGE_SIGNATURE) };
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, Record<string, unknown>> }>>)) {
+    for (const [key, operation] of Object.entries(item)) {
+      if (!OPERATION_KEYS.has(key)) continue;
+      for (const response of Object.values(operation.responses ?? {})) {
+        if (!('$ref' in response)) response.headers = { ...(response.headers as object), ...headers };
+      }
+    }
+  }
 }
 
 /** A response header as it will be sent: the response's own, else one set earlier on the Express response (`API-Version`). */
@@ -151,6 +153,7 @@ export function signing(options: SigningOptions = {}): Plugin {
     setup(api) {
       for (const { code, status, title } of Object.values(PROBLEMS)) api.defineProblem(code, status, title);
       api.addOpenApi(openApi(api.operations(), options));
+      if (signer) api.addOpenApi(signedResponses);
     },
 
     // Before authentication: a forged or replayed message is refused before anything reads it.

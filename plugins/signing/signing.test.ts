@@ -174,6 +174,21 @@ for (const backend of BACKENDS) {
       await verifyRaw('GET', `${zakenUrl}/00000000-0000-4000-8000-000000000000`, missing);
     });
 
+    it('signs the answers no operation gives: an unknown path, a method the path lacks, a body that cannot be read', async () => {
+      const cases = [
+        { url: `${api.base}/nergens`, method: 'GET', status: 404 },
+        { url: zakenUrl, method: 'DELETE', status: 405 },
+        { url: zakenUrl, method: 'POST', status: 415, headers: { 'content-type': 'text/plain' }, body: 'geen json' },
+        { url: zakenUrl, method: 'POST', status: 400, headers: { 'content-type': 'application/json' }, body: '{"kapot' },
+      ];
+      for (const { url, method, status, headers, body } of cases) {
+        const response = await send(url, method, headers, body);
+        assert.equal(response.status, status, `${method} ${url}`);
+        assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+        await verifyRaw(method, url, response);
+      }
+    });
+
     it('the client helper refuses a response whose body, covered header or request target changed', async () => {
       const created = await fetch(zakenUrl, { method: 'POST', ...(await signedCreate()) });
       const { url } = (await created.json()) as { url: string };
@@ -425,6 +440,17 @@ for (const backend of BACKENDS) {
       assert.equal(parameter(document.paths['/zaken/{uuid}'].get, 'Digest')?.required, false, 'optional on reads');
       assert.ok(document.paths['/zaken/{uuid}'].get.responses['200'].headers['Message-Signature']);
       assert.ok(create.responses['201'].headers['Payload-Signature']);
+      // Errors and 304s are signed too, so every documented response declares the headers.
+      const unsigned: string[] = [];
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            for (const name of ['Digest', 'Payload-Signature', 'Message-Signature']) if (!(response.headers && name in response.headers)) unsigned.push(`${method} ${path} ${status} ${name}`);
+          }
+        }
+      }
+      assert.deepEqual(unsigned, []);
+      assert.ok(document.paths['/zaken/{uuid}'].get.responses['304']);
     });
 
     it('rotation: keys replaced at run time take effect without a restart', async () => {

@@ -1,5 +1,5 @@
-import type { Request, Response } from 'express';
-import type { Operation, QueryParameter } from '../operation.js';
+import type { NextFunction, Request, Response } from 'express';
+import { UNROUTED, type Operation, type QueryParameter } from '../operation.js';
 import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices, RequestContext, ResponseState } from '../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../problem.js';
@@ -118,23 +118,43 @@ async function validateWrite(operation: Operation, host: PluginHost, ctx: Reques
   if (hooks.length || own.length) throw validationError([...hooks, ...own]);
 }
 
+function requestContext(req: Request, operation: Operation, services: RegistryServices, served: ServedVersion): RequestContext {
+  return {
+    requestId: scopeOf(req)?.id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]),
+    registry: services,
+    apiVersion: served.version,
+    operation,
+    req,
+    rawBody: receivedBody(req),
+    baseUrl: apiBaseUrl(req, served),
+    params: { ...req.params } as Record<string, string>,
+    query: {},
+    response: { status: 200, headers: {} },
+  };
+}
+
+/** Last in the router: an error no operation answered becomes problem+json, through the `onResponse` hooks. */
+export function unroutedErrorHandler(host: PluginHost, services: RegistryServices, served: ServedVersion) {
+  return async (error: unknown, req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (res.headersSent) return next(error);
+    const ctx = requestContext(req, UNROUTED, services, served);
+    ctx.error = error;
+    ctx.response = problemResponse(error, services.log, { path: req.path });
+    try {
+      await host.run('onResponse', ctx);
+    } catch (hookError) {
+      services.log.error('onResponse failed while answering an error', { error: String(hookError) });
+    }
+    send(res, ctx.response);
+  };
+}
+
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
 export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion) {
   return async (req: Request, res: Response): Promise<void> => {
     const scope = scopeOf(req);
     if (scope) Object.assign(scope, { operation: operation.id, route: operation.path });
-    const ctx: RequestContext = {
-      requestId: scope?.id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]),
-      registry: services,
-      apiVersion: served.version,
-      operation,
-      req,
-      rawBody: receivedBody(req),
-      baseUrl: apiBaseUrl(req, served),
-      params: { ...req.params } as Record<string, string>,
-      query: {},
-      response: { status: 200, headers: {} },
-    };
+    const ctx = requestContext(req, operation, services, served);
     try {
       // `uuid`, `zaak_uuid`, ...: a malformed identifier names nothing, so 404 before any query.
       for (const [name, value] of Object.entries(ctx.params)) {

@@ -6,11 +6,10 @@ import { accessLog } from '../ops/access-log.js';
 import { errorCatalogueAt, requestScope } from '../ops/request-scope.js';
 import { traceRequests } from '../ops/tracing.js';
 import { apiVersionHeader } from './api-version.js';
-import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { notFound } from './not-found.js';
-import { apiBaseUrl, operationHandler, type ServedVersion } from './pipeline.js';
+import { apiBaseUrl, operationHandler, unroutedErrorHandler, type ServedVersion } from './pipeline.js';
 import { securityHeaders } from './security-headers.js';
 
 /** `/zaken/{uuid}` → `/zaken/:uuid`. */
@@ -28,7 +27,8 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  *  4. one route per path: each method runs its operation through the request lifecycle;
  *     OPTIONS lists the methods, any other method is a 405 with `Allow`
  *  5. notFound          everything else
- *  6. errorHandler      problem+json for errors of the middleware above
+ *  6. unroutedErrorHandler  problem+json for errors of the middleware above, through the `onResponse`
+ *                      hooks with `ctx.operation` = `UNROUTED`
  */
 export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion, observe?: RequestHandler): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
@@ -53,6 +53,6 @@ export function buildRouter(operations: readonly Operation[], host: PluginHost, 
   }
 
   router.use(notFound);
-  router.use(errorHandler(services.log));
+  router.use(unroutedErrorHandler(host, services, served));
   return router;
 }

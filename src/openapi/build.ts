@@ -7,6 +7,12 @@ export interface OpenApiFragment {
   tags?: { name: string; description?: string }[];
 }
 
+/**
+ * A change to the whole document, run after every fragment is merged: for what a fragment cannot
+ * name in advance, such as a header on every response of every operation.
+ */
+export type OpenApiTransform = (document: Record<string, unknown>) => void;
+
 export interface OpenApiInfo {
   version: string;
   title?: string;
@@ -138,7 +144,7 @@ function merge(target: Record<string, unknown>, source: Record<string, unknown>)
 }
 
 /** The OpenAPI 3.0 document, generated from the operations and the same JSON Schemas ajv validates with. */
-export function buildOpenApi(info: OpenApiInfo, operations: readonly Operation[], fragments: readonly OpenApiFragment[]): Record<string, unknown> {
+export function buildOpenApi(info: OpenApiInfo, operations: readonly Operation[], fragments: readonly (OpenApiFragment | OpenApiTransform)[]): Record<string, unknown> {
   const errors = errorResponses();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {
@@ -166,6 +172,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: readonly Operation[]
     },
     tags: [{ name: 'zaken', description: 'ZAAKen en wat erbij hoort.' }],
   };
-  for (const fragment of fragments) merge(document, fragment as Record<string, unknown>);
+  for (const fragment of fragments) if (typeof fragment !== 'function') merge(document, fragment as Record<string, unknown>);
+  for (const transform of fragments) if (typeof transform === 'function') transform(document);
   return document;
 }
