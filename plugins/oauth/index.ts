@@ -25,6 +25,12 @@ export interface OauthOptions {
    * PEM). Only set it when the proxy always overwrites that header; off by default.
    */
   trustedCertificateHeader?: string;
+  /**
+   * The issuers' key sets: refetched after `maxAgeSeconds` (default 600), and for a `kid` they do not
+   * hold (the issuer rotated its key) at once, but at most once per `cooldownSeconds` (default 30),
+   * so tokens with made-up `kid`s cannot make the registry hammer the issuer.
+   */
+  jwks?: { maxAgeSeconds?: number; cooldownSeconds?: number };
   /** DPoP proofs (RFC 9449): algorithms (default PS256, ES256) and how long a proof is accepted (default 60 s). */
   dpop?: { algorithms?: string[]; windowSeconds?: number };
   /** Reaching the authorization servers: extra trusted CA (PEM), timeout (default 5000 ms). */
@@ -127,8 +133,8 @@ export function oauth(options: OauthOptions): Plugin {
         // jose caches the set, refetches it for an unknown `kid`, at most once per cooldown.
         jwks: createRemoteJWKSet(new URL(String(metadata.jwks_uri)), {
           timeoutDuration: fetchSettings.timeoutMs,
-          cooldownDuration: 30_000,
-          cacheMaxAge: 10 * 60_000,
+          cooldownDuration: (options.jwks?.cooldownSeconds ?? 30) * 1000,
+          cacheMaxAge: (options.jwks?.maxAgeSeconds ?? 600) * 1000,
           [customFetch]: (url: string, init: { signal?: AbortSignal }) => fetchResponse(url, fetchSettings, init.signal),
         }),
       }));
@@ -337,7 +343,9 @@ export function oauth(options: OauthOptions): Plugin {
       const flow = options.documentedFlow ?? (await documentedFlow(options.issuers[0]));
       api.addOpenApi(securityFragment(table, flow, operations));
     },
-    authenticate,
+    // With introspection, every token that is not a JOSE object is the issuer's to judge: before the
+    // ZGW JWT authenticator, which would refuse it as an undecodable JWT (`jwt-decode-error`).
+    authenticate: options.introspection ? { order: 'pre', handler: authenticate } : authenticate,
     // The pipeline's own 401 (no credentials) carries no challenge; RFC 6750 §3 wants one.
     async onResponse(ctx) {
       if (ctx.response.status !== 401) return;

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
 import { consoleLogger, createRegistry, staticAuthorizations, type Registry } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { testCatalog, zaakInput, ZAAKTYPE, ZAAKTYPE_GEHEIM } from '../../test/helpers/registry.js';
+import { exitCode, spawnTs, waitForOutput } from '../../test/helpers/spawn.js';
 import { createAuthorizationServer } from '../../examples/authorization-server/index.js';
 import { oauth, type OauthOptions } from './index.js';
-import { authorize, DpopKey, https, TLS, token, type ClientCertificate, type FlowClient, type HttpsAnswer } from './test-flow.js';
+import { authorize, DpopKey, https, TLS, token, type ClientCertificate, type FlowClient, type HttpsAnswer, type HttpsCall } from './test-flow.js';
 
 const REGISTRY = 'https://zaakregister.test/zaken/api/v1';
 const OTHER_RESOURCE = 'https://andere-registratie.test/api/v1';
@@ -195,11 +200,11 @@ describe('oauth: NL GOV profile against the example authorization server', funct
 
       after(() => registry?.close());
 
-      const call = (path: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; certificate?: ClientCertificate } = {}): Promise<HttpsAnswer> =>
+      const call = (path: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string; certificate?: ClientCertificate } = {}): Promise<HttpsAnswer> =>
         https(base + path, {
           method: init.method,
           headers: { ...(init.json ? { 'content-type': 'application/json' } : {}), ...init.headers },
-          body: init.json ? JSON.stringify(init.json) : undefined,
+          body: init.json ? JSON.stringify(init.json) : init.body,
           certificate: init.certificate,
         });
       const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
@@ -237,6 +242,15 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           assert.equal(answer.body.code, 'invalid-token');
           assert.match(String(answer.headers['www-authenticate']), /^Bearer error="invalid_request"/);
         }
+      });
+
+      it('never takes a token from a form body (RFC 6750 §2.2 is not offered): the body is refused as not JSON', async () => {
+        const { access_token } = await tokensFor('zaaksysteem', 'zaken.aanmaken');
+        const answer = await call('/zaken', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token }).toString() });
+        assert.equal(answer.status, 415, answer.text);
+        assert.equal(answer.body.code, 'unsupported_media_type');
+        const anonymous = await call('/zaken', { headers: { 'accept-crs': 'EPSG:4326' } });
+        assert.equal(anonymous.status, 401);
       });
 
       it('refuses a token for another audience, from another issuer, expired, or with a bad signature', async () => {
@@ -410,4 +424,147 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       });
     });
   }
+
+  describe('configured from the CLI config file', () => {
+    const tlsDir = new URL('./test-tls/', import.meta.url).pathname;
+    let dir: string;
+    before(async () => {
+      // Every file relative to the config file, as an operator writes it.
+      dir = mkdtempSync(path.join(tmpdir(), 'zaakregister-oauth-cli-'));
+      for (const file of ['server.pem', 'server-key.pem', 'ca.pem']) copyFileSync(path.join(tlsDir, file), path.join(dir, file));
+      writeFileSync(path.join(dir, 'zaakregister.jwk.json'), JSON.stringify(await exportJWK(clients.zaakregister.key!)));
+    });
+
+    /** `zaakregister serve --config` with these oauth options and `tls` from the directory; its API base URL. */
+    async function serveWith(name: string, oauthConfig: Record<string, unknown>, tls: Record<string, string>) {
+      const config = path.join(dir, `${name}.json`);
+      const applications = [
+        { clientIds: ['zaaksysteem', 'mtls-app'], label: 'Zaaksysteem', heeftAlleAutorisaties: false, autorisaties: [{ component: 'zrc', scopes: ALL_ZGW_SCOPES, zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'geheim' }] },
+      ];
+      const catalog = path.join(dir, 'catalog.json');
+      writeFileSync(catalog, JSON.stringify({ zaaktypen: [{ url: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar', informatieobjecttypen: [] }] }));
+      writeFileSync(config, JSON.stringify({ applications, catalog: { type: 'static', file: 'catalog.json' }, plugins: { oauth: { audience: REGISTRY, fetch: { caFile: 'ca.pem' }, ...oauthConfig } }, tls }));
+      const child = spawnTs('src/cli.ts', ['serve', '--config', config, '--port', '0', '--database', 'memory']);
+      const [, port] = await waitForOutput(child, /serving https:\/\/localhost:(\d+)/);
+      return { child, zaken: `https://127.0.0.1:${port}/zaken/api/v1/zaken` };
+    }
+    const stop = async (child: ChildProcess) => {
+      child.kill('SIGTERM');
+      await exitCode(child);
+    };
+    const read = (zaken: string, accessToken: string, extra: Partial<HttpsCall> = {}) =>
+      https(zaken, { ...extra, headers: { authorization: `Bearer ${accessToken}`, 'accept-crs': 'EPSG:4326', ...extra.headers } });
+
+    it('tls.clientCa asks for client certificates (mTLS-bound tokens), introspection.privateKeyFile authenticates the registry', async () => {
+      const { child, zaken } = await serveWith('mtls', { issuers: [as.issuer, opaqueAs.issuer], introspection: { issuer: opaqueAs.issuer, clientId: 'zaakregister', privateKeyFile: 'zaakregister.jwk.json' } }, { cert: 'server.pem', key: 'server-key.pem', clientCa: 'ca.pem' });
+      try {
+        const bound = await tokensFor('mtls-app', 'zaken.lezen', { certificate: TLS.clientA });
+        assert.equal((await read(zaken, bound.access_token, { certificate: TLS.clientA })).status, 200);
+        assert.equal((await read(zaken, bound.access_token, { certificate: TLS.clientB })).status, 401);
+        const opaque = await tokensFor('zaaksysteem', 'zaken.lezen', { server: opaqueAs });
+        const introspected = await read(zaken, opaque.access_token);
+        assert.equal(introspected.status, 200, introspected.text);
+      } finally {
+        await stop(child);
+      }
+    });
+
+    it('trustedCertificateHeader takes the certificate from the proxy\'s header', async () => {
+      const { child, zaken } = await serveWith('proxy', { issuers: [as.issuer], trustedCertificateHeader: 'X-Client-Cert' }, { cert: 'server.pem', key: 'server-key.pem' });
+      try {
+        const bound = await tokensFor('mtls-app', 'zaken.lezen', { certificate: TLS.clientA });
+        const header = (pem: Buffer) => ({ 'x-client-cert': encodeURIComponent(pem.toString('utf8')) });
+        assert.equal((await read(zaken, bound.access_token, { headers: header(TLS.clientA.cert) })).status, 200);
+        assert.equal((await read(zaken, bound.access_token, { headers: header(TLS.clientB.cert) })).status, 401);
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+});
+
+describe('oauth: the issuer rotates its signing key', function () {
+  this.timeout(60_000);
+  /** An issuer of only metadata and JWKS over HTTPS, counting JWKS fetches; tokens are signed here. */
+  let issuer: string;
+  let server: Server;
+  let published: JWK[] = [];
+  let jwksFetches = 0;
+  let registry: Registry;
+  let zaken: string;
+
+  const key = async (kid: string) => {
+    const pair = await rsaKey();
+    return { kid, privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'PS256', use: 'sig' } };
+  };
+  const tokenSignedBy = (signer: { kid: string; privateKey: CryptoKey }) =>
+    new SignJWT({ client_id: 'zaaksysteem', scope: 'zaken.lezen' })
+      .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid: signer.kid })
+      .setIssuer(issuer)
+      .setAudience(REGISTRY)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(signer.privateKey);
+  const read = async (accessToken: string) => {
+    const response = await fetch(zaken, { headers: { authorization: `Bearer ${accessToken}`, 'accept-crs': 'EPSG:4326' } });
+    return { status: response.status, body: (await response.json()) as { code?: string } };
+  };
+
+  before(async () => {
+    server = createServer({ cert: TLS.serverCert, key: TLS.serverKey }, (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/jwks') {
+        jwksFetches++;
+        res.end(JSON.stringify({ keys: published }));
+      } else if (req.url === '/.well-known/oauth-authorization-server') {
+        res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks`, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token` }));
+      } else {
+        res.statusCode = 404;
+        res.end('{}');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    registry = await createRegistry({
+      storage: await BACKENDS[0].open(),
+      preset: 'none',
+      catalog: testCatalog(),
+      logger: consoleLogger('silent'),
+      plugins: [oauth({ issuers: [issuer], audience: REGISTRY, fetch: { ca: TLS.ca }, jwks: { cooldownSeconds: 1 }, authorizations: staticAuthorizations([{ clientIds: ['zaaksysteem'], label: 'Zaaksysteem', heeftAlleAutorisaties: true, autorisaties: [] }]) })],
+    });
+    const listening = await registry.listen(0, '127.0.0.1');
+    zaken = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/zaken/api/v1/zaken`;
+  });
+
+  after(async () => {
+    await registry?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('refetches the JWKS for a new kid, and not again for an unknown one within the cooldown', async () => {
+    const first = await key('key-1');
+    published = [first.jwk];
+    const firstAnswer = await read(await tokenSignedBy(first));
+    assert.equal(firstAnswer.status, 200, JSON.stringify(firstAnswer.body));
+    assert.equal((await read(await tokenSignedBy(first))).status, 200);
+    assert.equal(jwksFetches, 1, 'the set is cached');
+
+    // Rotation, later than the cooldown after the last fetch: the issuer publishes a new key and
+    // signs with it; the old one is withdrawn.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await key('key-2');
+    published = [second.jwk];
+    assert.equal((await read(await tokenSignedBy(second))).status, 200);
+    assert.equal(jwksFetches, 2, 'refetched once for the unknown kid');
+
+    // A kid the issuer never published: refused, and the issuer is not asked again within the cooldown.
+    const stranger = await key('key-unknown');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const answer = await read(await tokenSignedBy(stranger));
+      assert.equal(answer.status, 401);
+      assert.equal(answer.body.code, 'invalid-token');
+    }
+    assert.equal(jwksFetches, 2, 'rate-limited refresh');
+  });
 });
