@@ -3,7 +3,7 @@ import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, erro
 import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
 import { ProblemError } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
-import { checkCertificateBinding, checkDpopProof, clientCertificate, ProofError, ReplayCache } from './proof.js';
+import { checkCertificateBinding, checkDpopProof, clientCertificate, databaseProofMemory, PROOF_MIGRATION, ProofError, type ProofMemory } from './proof.js';
 
 export interface OauthOptions {
   /** The issuers (`iss`) whose access tokens are accepted; each publishes RFC 8414 metadata with its `jwks_uri`. */
@@ -107,7 +107,7 @@ export function oauth(options: OauthOptions): Plugin {
   const userClaims = { id: 'sub', representation: 'name', ...options.userClaims };
   const dpop = { algorithms: options.dpop?.algorithms ?? ['PS256', 'ES256'], windowSeconds: options.dpop?.windowSeconds ?? 60, leewaySeconds: leeway };
   const fetchSettings: AuthorizationServerFetch = { ca: options.fetch?.ca, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
-  const replays = new ReplayCache();
+  let rememberProof: ProofMemory;
   const introspected = new Map<string, JWTPayload>();
   const INTROSPECTED_MAX = 10_000;
   if (options.introspection && !options.issuers.includes(options.introspection.issuer)) throw new Error('oauth: the introspection issuer must be one of issuers');
@@ -289,7 +289,7 @@ export function oauth(options: OauthOptions): Plugin {
       if (!jkt && scheme === 'dpop') throw new ProofError('Dit token is niet aan een DPoP-sleutel gebonden; stuur het als Bearer token.');
       if (jkt) {
         const path = ctx.req.originalUrl.split('?')[0];
-        await checkDpopProof(ctx.req, new URL(path, new URL(ctx.baseUrl).origin), token, jkt, dpop, replays);
+        await checkDpopProof(ctx.req, new URL(path, new URL(ctx.baseUrl).origin), token, jkt, dpop, rememberProof);
       }
     } catch (error) {
       if (!(error instanceof ProofError)) throw error;
@@ -335,6 +335,8 @@ export function oauth(options: OauthOptions): Plugin {
     name: 'oauth',
     async setup(api) {
       log = api.registry.log;
+      rememberProof = databaseProofMemory(api.registry.storage.knex);
+      api.addMigrations([PROOF_MIGRATION]);
       api.defineProblem('invalid-token', 401, 'Het access token is ongeldig.');
       api.defineProblem('insufficient-scope', 403, 'Het access token heeft niet de benodigde scope.');
       api.defineProblem('authorization-server-unavailable', 503, 'De autorisatieserver is niet bereikbaar.');

@@ -359,6 +359,29 @@ describe('oauth: NL GOV profile against the example authorization server', funct
         }
       });
 
+      it('refuses a DPoP proof at a second instance on the same database once the first accepted it', async () => {
+        // A second instance behind the same public URL (a load balancer), on the first one's database.
+        const shared = Object.create(registry.services.storage, { close: { value: async () => {} } });
+        const second = await createRegistry({ storage: shared, baseUrl: base, preset: 'none', catalog: testCatalog(), logger: consoleLogger('silent'), plugins: [oauth(registryOauth())] });
+        try {
+          const server = await second.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey } });
+          const secondZaken = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
+          const key = await DpopKey.create(await generateKeyPair('ES256'));
+          const { access_token } = await tokensFor('dpop-app', 'zaken.lezen', { dpop: key });
+          const proof = await key.proof('GET', `${base}/zaken`, access_token);
+          const headers = { authorization: `DPoP ${access_token}`, 'accept-crs': 'EPSG:4326', dpop: proof };
+          assert.equal((await call('/zaken', { headers })).status, 200);
+          const replayed = await https(secondZaken, { headers });
+          assert.equal(replayed.status, 401, replayed.text);
+          assert.match(replayed.body.detail, /al eerder gebruikt/);
+          // A fresh proof is served by the second instance: the refusal was the replay, not the setup.
+          const fresh = await https(secondZaken, { headers: { ...headers, dpop: await key.proof('GET', `${base}/zaken`, access_token) } });
+          assert.equal(fresh.status, 200, fresh.text);
+        } finally {
+          await second.close();
+        }
+      });
+
       it('behind a TLS-terminating proxy, takes the client certificate from the configured header only', async () => {
         const behindProxy = await createRegistry({
           storage: await backend.open(),

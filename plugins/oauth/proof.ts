@@ -2,6 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { base64url, calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import type { Request } from 'express';
+import type { Knex } from 'knex';
 
 /** Why a proof of possession failed, in Dutch for the problem's detail. */
 export class ProofError extends Error {}
@@ -40,25 +41,42 @@ export interface DpopSettings {
   leewaySeconds: number;
 }
 
-/** The `jti` values of DPoP proofs seen within the window: a proof is accepted once (RFC 9449 §11.1). */
-export class ReplayCache {
-  private readonly seen = new Map<string, number>();
-  constructor(private readonly max = 100_000) {}
+/** Remembers a DPoP proof's key and `jti` until `expiresAt` (seconds); false when it is already remembered. */
+export type ProofMemory = (key: string, expiresAt: number) => Promise<boolean>;
 
-  /** False when `key` was seen before and has not expired. */
-  remember(key: string, expiresAt: number): boolean {
-    const now = Date.now() / 1000;
-    const known = this.seen.get(key);
-    if (known !== undefined && known > now) return false;
-    if (this.seen.size >= this.max) {
-      for (const [k, until] of this.seen) if (until <= now) this.seen.delete(k);
-      // Still full of live proofs: drop the oldest rather than grow without bound.
-      if (this.seen.size >= this.max) this.seen.delete(this.seen.keys().next().value!);
+/** How often expired proofs are deleted, at most. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * The proofs seen within the window, in the registry's database (`oauth_dpop_proof`): every instance
+ * on that database refuses a proof another one accepted (RFC 9449 §11.1). The key is stored hashed.
+ */
+export function databaseProofMemory(knex: Knex): ProofMemory {
+  let sweptAt = 0;
+  return async (key, expiresAt) => {
+    const now = Date.now();
+    if (now - sweptAt > SWEEP_INTERVAL_MS) {
+      sweptAt = now;
+      await knex('oauth_dpop_proof').where('expires_at', '<=', knex.raw('now()')).delete();
     }
-    this.seen.set(key, expiresAt);
-    return true;
-  }
+    // A row of an expired proof with the same key is taken over; a live one stays and refuses.
+    const stored = await knex.raw(
+      `insert into oauth_dpop_proof (key, expires_at) values (?, to_timestamp(?))
+       on conflict (key) do update set expires_at = excluded.expires_at where oauth_dpop_proof.expires_at <= now()
+       returning key`,
+      [sha256(key), expiresAt],
+    );
+    return stored.rows.length === 1;
+  };
 }
+
+export const PROOF_MIGRATION = {
+  name: 'oauth/001_dpop_proof',
+  async up(knex: Knex) {
+    await knex.raw('create table oauth_dpop_proof (key text primary key, expires_at timestamptz not null)');
+    await knex.raw('create index oauth_dpop_proof_expires_at on oauth_dpop_proof (expires_at)');
+  },
+};
 
 /** The request's URI as `htu` names it: scheme, host and path, without query or fragment (RFC 9449 §4.3). */
 const withoutQuery = (url: URL) => `${url.origin}${url.pathname}`;
@@ -73,7 +91,7 @@ export async function checkDpopProof(
   accessToken: string,
   jkt: string,
   settings: DpopSettings,
-  replays: ReplayCache,
+  remember: ProofMemory,
 ): Promise<void> {
   const header = req.headers.dpop;
   if (typeof header !== 'string' || !header) throw new ProofError('Dit token is gebonden aan een DPoP-sleutel; stuur een DPoP proof in de header DPoP.');
@@ -100,7 +118,7 @@ export async function checkDpopProof(
   }
   if (withoutQuery(htu) !== withoutQuery(requestUrl)) throw new ProofError("De claim 'htu' van het DPoP proof is niet de URL van dit verzoek.");
   if (payload.ath !== sha256(accessToken)) throw new ProofError("De claim 'ath' van het DPoP proof hoort niet bij dit token.");
-  if (typeof payload.jti !== 'string' || !replays.remember(`${jkt}:${payload.jti}`, payload.iat! + settings.windowSeconds + settings.leewaySeconds)) {
+  if (typeof payload.jti !== 'string' || !(await remember(`${jkt}:${payload.jti}`, payload.iat! + settings.windowSeconds + settings.leewaySeconds))) {
     throw new ProofError('Dit DPoP proof is al eerder gebruikt; maak voor elk verzoek een nieuw proof.');
   }
 }
