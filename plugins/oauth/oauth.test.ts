@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
-import { consoleLogger, createRegistry, staticAuthorizations, type Registry } from '../../src/index.js';
+import { consoleLogger, createRegistry, staticAuthorizations, type Registry, type Storage } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { testCatalog, zaakInput, ZAAKTYPE, ZAAKTYPE_GEHEIM } from '../../test/helpers/registry.js';
 import { exitCode, spawnTs, waitForOutput } from '../../test/helpers/spawn.js';
@@ -209,6 +209,13 @@ describe('oauth: NL GOV profile against the example authorization server', funct
         });
       const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
 
+      /** Another registry with these oauth options over TLS (by default on a database of its own); its zaken URL. */
+      async function startAnother(options: OauthOptions, setup: { storage?: Storage; baseUrl?: string; clientCa?: Buffer } = {}) {
+        const another = await createRegistry({ storage: setup.storage ?? (await backend.open()), baseUrl: setup.baseUrl, preset: 'none', catalog: testCatalog(), logger: consoleLogger('silent'), plugins: [oauth(options)] });
+        const server = await another.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey, clientCa: setup.clientCa } });
+        return { registry: another, zaken: `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken` };
+      }
+
       it('serves a client of the whole flow and records the user in the audit trail', async () => {
         const { access_token } = await tokensFor('zaaksysteem', 'zaken.lezen zaken.aanmaken audittrails.lezen');
         const created = await call('/zaken', { method: 'POST', json: zaakInput(), headers: { ...bearer(access_token), 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326' } });
@@ -362,10 +369,8 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       it('refuses a DPoP proof at a second instance on the same database once the first accepted it', async () => {
         // A second instance behind the same public URL (a load balancer), on the first one's database.
         const shared = Object.create(registry.services.storage, { close: { value: async () => {} } });
-        const second = await createRegistry({ storage: shared, baseUrl: base, preset: 'none', catalog: testCatalog(), logger: consoleLogger('silent'), plugins: [oauth(registryOauth())] });
+        const { registry: second, zaken: secondZaken } = await startAnother(registryOauth(), { storage: shared, baseUrl: base });
         try {
-          const server = await second.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey } });
-          const secondZaken = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
           const key = await DpopKey.create(await generateKeyPair('ES256'));
           const { access_token } = await tokensFor('dpop-app', 'zaken.lezen', { dpop: key });
           const proof = await key.proof('GET', `${base}/zaken`, access_token);
@@ -383,16 +388,8 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       });
 
       it('behind a TLS-terminating proxy, takes the client certificate from the configured header only', async () => {
-        const behindProxy = await createRegistry({
-          storage: await backend.open(),
-          preset: 'none',
-          catalog: testCatalog(),
-          logger: consoleLogger('silent'),
-          plugins: [oauth({ ...registryOauth(), trustedCertificateHeader: 'X-Client-Cert' })],
-        });
+        const { registry: behindProxy, zaken: proxied } = await startAnother({ ...registryOauth(), trustedCertificateHeader: 'X-Client-Cert' }, { clientCa: TLS.ca });
         try {
-          const server = await behindProxy.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey, clientCa: TLS.ca } });
-          const proxied = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
           const { access_token } = await tokensFor('mtls-app', 'zaken.lezen', { certificate: TLS.clientA });
           const headers = { ...bearer(access_token), 'accept-crs': 'EPSG:4326' };
           const withHeader = (pem: Buffer) => ({ ...headers, 'x-client-cert': encodeURIComponent(pem.toString('utf8')) });
@@ -407,16 +404,12 @@ describe('oauth: NL GOV profile against the example authorization server', funct
       });
 
       it('introspects an opaque token at its issuer (RFC 7662) and holds it to the same rules', async () => {
-        const introspecting = await createRegistry({
-          storage: await backend.open(),
-          preset: 'none',
-          catalog: testCatalog(),
-          logger: consoleLogger('silent'),
-          plugins: [oauth({ ...registryOauth(), issuers: [as.issuer, opaqueAs.issuer], introspection: { issuer: opaqueAs.issuer, clientId: 'zaakregister', privateKey: clients.zaakregister.key! } })],
+        const { registry: introspecting, zaken } = await startAnother({
+          ...registryOauth(),
+          issuers: [as.issuer, opaqueAs.issuer],
+          introspection: { issuer: opaqueAs.issuer, clientId: 'zaakregister', privateKey: clients.zaakregister.key! },
         });
         try {
-          const server = await introspecting.listen(0, '127.0.0.1', { tls: { cert: TLS.serverCert, key: TLS.serverKey } });
-          const zaken = `https://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1/zaken`;
           const { access_token } = await tokensFor('zaaksysteem', 'zaken.lezen', { server: opaqueAs });
           assert.throws(() => decodeJwt(access_token), 'an opaque token');
           const headers = { ...bearer(access_token), 'accept-crs': 'EPSG:4326' };
