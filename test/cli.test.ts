@@ -20,7 +20,9 @@ async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
   return { code, output: child.output() };
 }
 
-describe('CLI and the embedded data directory', () => {
+describe('CLI and the embedded data directory', function () {
+  // Each test starts several Node processes (tsx compiles on start): slow on a busy 2-core machine.
+  this.timeout(180_000);
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'zaakregister-'));
