@@ -9,8 +9,11 @@ import { exitCode, spawnTs, waitForOutput } from './helpers/spawn.js';
 import { answer, listenWithModes, type RecordedRequest } from './helpers/zgw-servers.js';
 
 const CHILD = 'test/fixtures/outbox-child.ts';
-/** The lease the killed child holds on its delivery: what the next process waits out. */
-const LEASE_MS = '1500';
+/**
+ * The lease the killed child holds on its delivery: what the next process waits out. Long enough that
+ * the next process's own delivery ends within its lease on a busy machine (else it is claimed again).
+ */
+const LEASE_MS = '4000';
 
 const eventually = <T>(check: () => T | Promise<T>) => waitFor(check, 30_000);
 
