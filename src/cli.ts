@@ -5,7 +5,6 @@ import { autorisatiesApi } from './auth/autorisaties-api.js';
 import type { AuthOptions } from './auth/index.js';
 import { staticAuthorizations } from './auth/static-source.js';
 import type { AuthorizationSource } from './auth/types.js';
-import { httpCatalog } from './catalog/http-catalog.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
 import { databaseProblem } from './storage/describe-error.js';
@@ -88,12 +87,18 @@ function authorization(config: CliConfig, source: AuthorizationSource | undefine
 function authorizationSource(config: CliConfig): AuthorizationSource | undefined {
   if (config.development) return undefined;
   if (config.applications) return staticAuthorizations(config.applications);
-  const api = config.autorisatiesApi!;
+  // `migrate` without a configuration: nobody is authorized, nothing is served.
+  const api = config.autorisatiesApi;
+  if (!api) return undefined;
   const hosts = [api.url, api.notifications?.url].filter((url): url is string => !!url).map((url) => new URL(url).host);
   return autorisatiesApi({ ...api, remote: remoteClient({ ...config.remote, allowedHosts: hosts }) });
 }
 
-async function buildRegistry(config: CliConfig, log: Logger, origin: () => string): Promise<Registry> {
+/**
+ * The registry of a configuration, with the plugins it names: `serve` runs it; `migrate` only applies
+ * its migrations (every configured plugin's, with its options), delivering nothing and fetching nothing.
+ */
+async function buildRegistry(config: CliConfig, log: Logger, origin: () => string, purpose: 'serve' | 'migrate' = 'serve'): Promise<Registry> {
   // The Catalogi API over HTTP is the registry's default catalog: it shares the registry's remote
   // client, so its fetches and cache look-ups are in the metrics.
   const catalog =
@@ -113,8 +118,9 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     authorization: authorization(config, source),
     logger: log,
     preset: 'none',
-    plugins: configuredPlugins(config.plugins, { authorizations: source }),
-    outbox: config.outbox,
+    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose === 'migrate' }),
+    migrate: purpose === 'serve',
+    outbox: purpose === 'serve' ? config.outbox : { ...config.outbox, dispatch: false },
     strictNulls: config.strictNulls,
     drainTimeoutMs: config.drainTimeoutMs,
   });
@@ -147,8 +153,7 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
 }
 
 async function migrate(config: CliConfig, log: Logger): Promise<number> {
-  const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
-  const registry = await createRegistry({ storage, migrate: false, logger: log, catalog: httpCatalog({ allowedHosts: [] }) });
+  const registry = await buildRegistry(config, log, () => 'http://localhost', 'migrate');
   const applied = await registry.migrate();
   process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
   await registry.close();

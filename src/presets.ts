@@ -18,6 +18,11 @@ export type PresetName = 'standard' | 'none';
 export interface PluginContext {
   /** The applications (from `applications` or `autorisatiesApi`): the oauth plugin maps clients to them. */
   authorizations?: AuthorizationSource;
+  /**
+   * For commands that serve no API (`migrate`): no plugin reaches the network while it is set up
+   * (the oauth plugin then documents a placeholder flow instead of reading its issuer's metadata).
+   */
+  offline?: boolean;
 }
 
 /** The oauth plugin's options in the config file: files where the plugin takes their contents. */
@@ -32,6 +37,7 @@ function oauthFromConfig(options: object | undefined, context: PluginContext): P
   if (!context.authorizations) throw new Error('plugin oauth needs applications or autorisatiesApi: what each client may do');
   const ca = fetch?.caFile ? readFileSync(fetch.caFile) : undefined;
   return oauth({
+    ...(context.offline && !rest.documentedFlow ? { documentedFlow: { authorizationUrl: `${rest.issuers[0]}/authorize`, tokenUrl: `${rest.issuers[0]}/token` } } : {}),
     ...rest,
     authorizations: context.authorizations,
     fetch: { ca, timeoutMs: fetch?.timeoutMs },

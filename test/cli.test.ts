@@ -109,6 +109,27 @@ describe('CLI and the embedded data directory', function () {
     }
   });
 
+  it('migrate --config applies the migrations of the plugins the configuration names, without reaching their servers', async () => {
+    const dataDir = path.join(dir, 'data');
+    const config = await configFile({
+      database: dataDir,
+      applications: [APPLICATION],
+      // An issuer nobody listens for: migrating needs no authorization server.
+      plugins: { 'geo-crs': { storageCrs: 'http://www.opengis.net/def/crs/EPSG/0/28992' }, oauth: { issuers: ['https://127.0.0.1:1'], audience: 'https://zaken.example.nl/zaken/api/v1' }, expand: false },
+    });
+    const migrated = await run(['migrate', '--config', config]);
+    assert.equal(migrated.code, 0, migrated.output);
+    const storage = await pgliteStorage({ dataDir });
+    try {
+      const names = ((await storage.knex('zaakregister_migrations').select('name')) as { name: string }[]).map((row) => row.name);
+      for (const name of ['core/001_zaak', 'geo-crs/001_zaak_bbox', 'oauth/001_dpop_proof']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+      // Nothing was delivered or started: the outbox is as the migrations left it.
+      assert.equal(Number((await storage.knex('outbox').count({ n: '*' }))[0].n), 0);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('migrate applies the migrations once; check-config reports every problem by JSON path in one pass', async () => {
     const dataDir = path.join(dir, 'data');
     const first = await run(['migrate', '--database', dataDir]);
