@@ -112,3 +112,28 @@ describe('metrics on a port of their own', () => {
     }
   });
 });
+
+describe('metrics when a metric cannot be read', () => {
+  it('reads the outbox once per scrape, and answers 503 (the process lives on) when the database is gone', async () => {
+    const registry = await createRegistry({ storage: await BACKENDS[0].open(), preset: 'none', catalog: testCatalog(), logger: consoleLogger('silent') });
+    try {
+      const api = await registry.listen(0, '127.0.0.1');
+      const origin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const outboxQueries: string[] = [];
+      const knex = registry.services.storage.knex;
+      knex.on('query', (query: { sql: string }) => void (/\boutbox\b/.test(query.sql) && outboxQueries.push(query.sql)));
+      const scraped = await fetch(`${origin}/metrics`);
+      assert.equal(scraped.status, 200);
+      assert.match(await scraped.text(), /zaakregister_outbox_pending 0/);
+      assert.equal(outboxQueries.length, 1, outboxQueries.join('\n'));
+
+      await knex.destroy();
+      const failed = await fetch(`${origin}/metrics`);
+      assert.equal(failed.status, 503);
+      assert.match(await failed.text(), /^metrics unavailable: /);
+      assert.equal((await fetch(`${origin}/healthz`)).status, 200);
+    } finally {
+      await registry.close().catch(() => undefined);
+    }
+  });
+});

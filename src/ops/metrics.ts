@@ -36,6 +36,9 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
     buckets: DURATION_BUCKETS,
     registers: [register],
   });
+  // One outbox query per scrape, however many metrics read it (reset by the handler).
+  let scrapedCounts: ReturnType<Outbox['counts']> | undefined;
+  const outboxCounts = () => (scrapedCounts ??= options.outbox().counts());
   const cacheLookups = new Counter({
     name: 'zaakregister_catalog_cache_lookups_total',
     help: 'Catalog look-ups answered from the cache (hit) or fetched (miss)',
@@ -47,7 +50,7 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
     help: 'Deliveries waiting in the outbox',
     registers: [register],
     async collect() {
-      this.set((await options.outbox().counts()).pending);
+      this.set((await outboxCounts()).pending);
     },
   });
   new Gauge({
@@ -55,7 +58,7 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
     help: 'Age of the oldest waiting delivery',
     registers: [register],
     async collect() {
-      this.set((await options.outbox().counts()).oldestPendingMs / 1000);
+      this.set((await outboxCounts()).oldestPendingMs / 1000);
     },
   });
   new Counter({
@@ -64,7 +67,7 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
     labelNames: ['result'],
     registers: [register],
     async collect() {
-      const counts = await options.outbox().counts();
+      const counts = await outboxCounts();
       this.reset();
       this.inc({ result: 'delivered' }, counts.delivered);
       this.inc({ result: 'failed' }, counts.failedAttempts);
@@ -102,9 +105,21 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
       cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
     },
     /** `GET /metrics`: the Prometheus text format. */
-    handler: (async (_req, res) => {
-      res.setHeader('content-type', register.contentType);
-      res.end(await register.metrics());
+    /**
+     * `GET /metrics`: the Prometheus text format; a 503 when a metric cannot be read (the database is
+     * down). Never a rejected promise: Express 4 would leave it unhandled, and Node exits on those.
+     */
+    handler: ((_req, res) => {
+      scrapedCounts = undefined;
+      register.metrics().then(
+        (text) => {
+          res.setHeader('content-type', register.contentType);
+          res.end(text);
+        },
+        (error: unknown) => {
+          res.status(503).type('text/plain').end(`metrics unavailable: ${(error as Error).message}\n`);
+        },
+      );
     }) as RequestHandler,
   };
 }
