@@ -125,7 +125,10 @@ function requestContext(req: Request, operation: Operation, services: RegistrySe
     apiVersion: served.version,
     operation,
     req,
-    rawBody: receivedBody(req),
+    // Joined when a plugin reads it (the signing plugin): most requests never need the copy.
+    get rawBody() {
+      return receivedBody(req);
+    },
     baseUrl: apiBaseUrl(req, served),
     params: { ...req.params } as Record<string, string>,
     query: {},
