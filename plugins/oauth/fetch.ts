@@ -15,18 +15,23 @@ export interface FormPost {
 
 /**
  * HTTP(S) with its own CA list: the authorization server of a test or an internal network often has
- * a private CA, which the global `fetch` cannot be told about per request.
+ * a private CA, which the global `fetch` cannot be told about per request. `timeoutMs` bounds the
+ * whole exchange (connect, headers, body): a server that trickles its answer is cut off too.
  */
 export function fetchResponse(url: string, settings: AuthorizationServerFetch, signal?: AbortSignal, post?: FormPost): Promise<Response> {
   const target = new URL(url);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => req.destroy(new Error(`no complete answer from ${url} within ${settings.timeoutMs} ms`)), settings.timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(deadline);
+      reject(error);
+    };
     const req = request(
       target,
       {
         method: post ? 'POST' : 'GET',
         headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-        timeout: settings.timeoutMs,
         signal,
         ...(settings.ca && target.protocol === 'https:' ? { ca: settings.ca } : {}),
       },
@@ -39,15 +44,18 @@ export function fetchResponse(url: string, settings: AuthorizationServerFetch, s
           else chunks.push(chunk);
         });
         res.on('end', () => {
+          clearTimeout(deadline);
           const headers = new Headers();
           for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
           resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 502, headers }));
         });
-        res.on('error', reject);
+        res.on('error', fail);
+        res.on('close', () => {
+          if (!res.complete) fail(new Error(`the answer of ${url} was cut off`));
+        });
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within ${settings.timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', fail);
     req.end(post ? new URLSearchParams(post.form).toString() : undefined);
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -582,5 +583,57 @@ describe('oauth: the issuer rotates its signing key', function () {
       assert.equal(answer.body.code, 'invalid-token');
     }
     assert.equal(jwksFetches, 2, 'rate-limited refresh');
+  });
+});
+
+describe('oauth: an authorization server that trickles its answer', function () {
+  this.timeout(60_000);
+  it('is cut off after fetch.timeoutMs for the whole exchange: 503, not a request that hangs', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    // Headers at once, then one byte of the body every 100 ms: a socket idle timeout never fires.
+    const trickler = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    trickler.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve));
+    const issuer = `http://127.0.0.1:${(trickler.address() as AddressInfo).port}`;
+    const registry = await createRegistry({
+      storage: await BACKENDS[0].open(),
+      preset: 'none',
+      catalog: testCatalog(),
+      logger: consoleLogger('silent'),
+      plugins: [
+        oauth({
+          issuers: [issuer],
+          audience: REGISTRY,
+          fetch: { timeoutMs: 500 },
+          documentedFlow: { authorizationUrl: `${issuer}/auth`, tokenUrl: `${issuer}/token` },
+          authorizations: staticAuthorizations([{ clientIds: ['zaaksysteem'], label: 'Zaaksysteem', heeftAlleAutorisaties: true, autorisaties: [] }]),
+        }),
+      ],
+    });
+    try {
+      const listening = await registry.listen(0, '127.0.0.1');
+      const { privateKey } = await rsaKey();
+      const accessToken = await new SignJWT({ client_id: 'zaaksysteem', scope: 'zaken.lezen' })
+        .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid: 'k' })
+        .setIssuer(issuer)
+        .setAudience(REGISTRY)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
+      const answer = await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/zaken/api/v1/zaken`, {
+        headers: { authorization: `Bearer ${accessToken}`, 'accept-crs': 'EPSG:4326' },
+        signal: AbortSignal.timeout(20_000),
+      });
+      assert.equal(answer.status, 503);
+      assert.equal(((await answer.json()) as { code: string }).code, 'authorization-server-unavailable');
+    } finally {
+      await registry.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => trickler.close(resolve));
+    }
   });
 });
