@@ -88,6 +88,14 @@ describe('signing: keys', () => {
     assert.equal(ring.find({ kid: 'nobody' }), undefined);
   });
 
+  it('sends the certificate in x5c only with includeCertificate', async () => {
+    const message = { target: 'get /zaken/api/v1/zaken', header: () => [] };
+    const x5cOf = async (signer: ReturnType<typeof signingKey>) =>
+      JSON.parse(Buffer.from((await signMessage(signer, message))['Message-Signature'].split('.')[0]!, 'base64url').toString()).x5c;
+    assert.deepEqual(await x5cOf(signingKey({ privateKey: REGISTRY_KEY, certificate: REGISTRY_CERT, includeCertificate: true })), [new X509Certificate(REGISTRY_CERT).raw.toString('base64')]);
+    assert.equal(await x5cOf(signingKey({ privateKey: REGISTRY_KEY, certificate: REGISTRY_CERT })), undefined);
+  });
+
   it('is configured from the CLI config file, key files relative to it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'signing-config-'));
     const fixtures = path.relative(dir, new URL('fixtures', import.meta.url).pathname);
@@ -121,7 +129,7 @@ for (const backend of BACKENDS) {
           caching(),
           signing({
             signResponses: { privateKey: REGISTRY_KEY, certificate: REGISTRY_CERT },
-            verifyRequests: { default: 'optional', methods: { post: 'required' } },
+            verifyRequests: { default: 'optional', methods: { post: 'required' }, operations: { zaak__zoek: 'optional' } },
             clients: ring,
           }),
         ],
@@ -223,6 +231,17 @@ for (const backend of BACKENDS) {
       assert.equal(problemCode(badlySigned), 'signature-missing', 'a Message-Signature must come with it');
     });
 
+    it("lets an operation's setting win over its method's; leaves OPTIONS unsigned", async () => {
+      const search = await send(`${zakenUrl}/_zoek`, 'POST', { 'content-type': 'application/json' }, '{}');
+      assert.equal(search.status, 200, search.body.toString());
+      await verifyRaw('POST', `${zakenUrl}/_zoek`, search);
+      const create = await send(zakenUrl, 'POST', { 'content-type': 'application/json' }, JSON.stringify(zaakInput()));
+      assert.equal(problemCode(create), 'signature-missing');
+      const options = await send(zakenUrl, 'OPTIONS');
+      assert.equal(options.status, 204);
+      assert.equal(options.headers['message-signature'], undefined);
+    });
+
     it('refuses every tampering with a distinct code', async () => {
       type Signed = { body: string; headers: Record<string, string | string[]> };
       type Case = [string, () => Promise<RawResponse>, number, string];
@@ -233,6 +252,13 @@ for (const backend of BACKENDS) {
       };
       const withHeaders = (headers: Record<string, string | string[]>) => tampered((signed) => ({ body: signed.body, headers: { ...signed.headers, ...headers } }));
       const changedBody = (body: string) => body.replace('2024-03-01', '2024-03-02');
+      /** A `POST /zaken` signed (by the helper's `signMessage`) as if at `time`. */
+      const signedAt = (time: number) => async () => {
+        const body = JSON.stringify(zaakInput());
+        const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.length), host: new URL(zakenUrl).host };
+        const signatures = await signMessage(clientSigner, { target: `post ${new URL(zakenUrl).pathname}`, header: (name) => (headers[name] ? [headers[name]] : []), body }, [], new Date(time));
+        return send(zakenUrl, 'POST', { 'content-type': 'application/json', ...signatures }, body);
+      };
       const cases: Case[] = [
         ['one body byte changed', tampered(({ body, headers }) => ({ headers, body: changedBody(body) })), 401, 'signature-digest-mismatch'],
         ['body and Digest changed together', tampered(({ body, headers }) => ({ headers: { ...headers, Digest: digestOf(changedBody(body)) }, body: changedBody(body) })), 401, 'signature-invalid'],
@@ -247,18 +273,9 @@ for (const backend of BACKENDS) {
         ['a value that is no detached JWS', tampered(({ body, headers }) => ({ headers: { ...headers, 'Message-Signature': (headers['Message-Signature'] as string).replace('..', '.x.') }, body })), 400, 'signature-malformed'],
         ['a key of another application', tampered((signed) => signed, { signer: otherAppSigner }), 401, 'signature-key-not-client'],
         ['an unknown key', tampered((signed) => signed, { signer: signingKey({ privateKey: REGISTRY_KEY, kid: 'unknown' }) }), 401, 'signature-key-unknown'],
-        [
-          'a stale signing time',
-          async () => {
-            const body = JSON.stringify(zaakInput());
-            const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.length), host: new URL(zakenUrl).host };
-            const path = new URL(zakenUrl).pathname;
-            const signatures = await signMessage(clientSigner, { target: `post ${path}`, header: (name) => (headers[name] ? [headers[name]] : []), body }, [], new Date(Date.now() - 3600_000));
-            return send(zakenUrl, 'POST', { 'content-type': 'application/json', ...signatures }, body);
-          },
-          401,
-          'signature-time-invalid',
-        ],
+        ['a stale signing time', signedAt(Date.now() - 3600_000), 401, 'signature-time-invalid'],
+        ['a signing time further ahead than maxSkewSeconds', signedAt(Date.now() + 3600_000), 401, 'signature-time-invalid'],
+        ['a Digest without SHA-256', withHeaders({ Digest: 'MD5=HUXZLQLMuI/KZ5KDcJPcOA==' }), 400, 'signature-malformed'],
       ];
       for (const [what, attempt, status, code] of cases) {
         const response = await attempt();
@@ -303,13 +320,15 @@ for (const backend of BACKENDS) {
         assert.equal(response.status, 201, response.body.toString());
       });
 
-      it('is refused with another alg, b64 missing from crit, or a 1024-bit key', async () => {
+      it('is refused with another alg, b64 missing from crit, another sigD mechanism, or a 1024-bit key', async () => {
         const rs256 = await handSigned({ alg: 'RS256' });
         assert.equal(problemCode(rs256), 'signature-algorithm-not-allowed');
         const noB64 = await handSigned({ crit: ['sigT', 'sigD'] });
         assert.equal(problemCode(noB64), 'signature-protected-header-invalid');
         const encodedPayload = await handSigned({ b64: true });
         assert.equal(problemCode(encodedPayload), 'signature-protected-header-invalid');
+        const otherMechanism = await handSigned({ sigD: { mId: 'http://uri.etsi.org/19182/ObjectIdByURI', pars: ['digest'] } });
+        assert.equal(problemCode(otherMechanism), 'signature-protected-header-invalid');
         const short = await handSigned({ 'x5t#S256': x5tS256(SHORT_CERT) }, createPrivateKey(SHORT_KEY));
         assert.equal(problemCode(short), 'signature-key-unknown', 'a short key cannot even be registered');
         const wrongKey = await handSigned({}, createPrivateKey(REGISTRY_KEY));
