@@ -44,7 +44,6 @@ export interface ResponseToVerify {
   /** The request the response answers. */
   method: string;
   url: string | URL;
-  status: number;
   headers: Headers | Record<string, string | string[]>;
   /** The body bytes as received (undefined for a HEAD request or a 304). */
   body?: Uint8Array;

@@ -10,13 +10,13 @@ import { FlattenedSign, decodeProtectedHeader, flattenedVerify, type JWK } from 
 
 /** The identifier of the JAdES HTTP headers mechanism (ETSI TS 119 182-1, `sigD.mId`). */
 export const HTTP_HEADERS_MECHANISM = 'http://uri.etsi.org/19182/HttpHeaders';
-export const ALGORITHM = 'PS256';
-export const REQUEST_TARGET = '(request-target)';
+const ALGORITHM = 'PS256';
+const REQUEST_TARGET = '(request-target)';
 const MIN_MODULUS_BITS = 2048;
 /** The JAdES parameters jose must accept in `crit` (it knows `b64` itself); true: they must be protected. */
 const JADES_CRIT = { sigT: true, sigD: true };
 /** Headers a message signature must cover whenever the message has them (besides the request target and digest). */
-export const CONTENT_HEADERS = ['host', 'origin', 'content-encoding', 'content-type', 'content-length'];
+const CONTENT_HEADERS = ['host', 'origin', 'content-encoding', 'content-type', 'content-length'];
 /** A detached compact JWS: header, empty payload, signature. */
 const DETACHED_JWS = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/;
 
@@ -49,7 +49,7 @@ export class SigningFailure extends Error {
 export const digestOf = (body: Uint8Array | string | undefined) => `SHA-256=${createHash('sha256').update(body ?? '').digest('base64')}`;
 
 /** The SHA-256 value of a `Digest` header (which may list several algorithms), or undefined. */
-export function sha256FromDigest(header: string): string | undefined {
+function sha256FromDigest(header: string): string | undefined {
   for (const part of header.split(',')) {
     const match = /^\s*sha-256=(.+?)\s*$/i.exec(part);
     if (match) return `SHA-256=${match[1]}`;
@@ -164,7 +164,7 @@ export function protectedHeader(signer: SigningKey, pars: string[], time: Date):
 }
 
 /** A detached compact JWS (`header..signature`) over `input`, unencoded (`b64: false`). */
-export async function signDetached(signer: SigningKey, header: SignatureHeader, input: string): Promise<string> {
+async function signDetached(signer: SigningKey, header: SignatureHeader, input: string): Promise<string> {
   const jws = await new FlattenedSign(new TextEncoder().encode(input)).setProtectedHeader(header as never).sign(signer.key, { crit: JADES_CRIT });
   return `${jws.protected}..${jws.signature}`;
 }
@@ -237,7 +237,7 @@ export class KeyRing {
 }
 
 /** The protected header of a signature header value, after the format checks of the spec. */
-export function parseSignature(value: string, name: string): { encodedHeader: string; signature: string; header: Record<string, unknown> } {
+function parseSignature(value: string, name: string): { encodedHeader: string; signature: string; header: Record<string, unknown> } {
   const match = DETACHED_JWS.exec(value.trim());
   if (!match) throw new SigningFailure('malformed', `${name} is not a detached compact JWS`);
   let header: Record<string, unknown>;
@@ -255,7 +255,6 @@ export interface VerifyOptions {
   maxAgeSeconds?: number;
   /** How far in the future a signing time may be, for clock skew, in seconds (default 60). */
   maxSkewSeconds?: number;
-  now?: Date;
 }
 
 /** Checks the protected header's JAdES parameters; returns its pars. */
@@ -270,7 +269,7 @@ function checkHeader(header: Record<string, unknown>, name: string, options: Ver
     throw new SigningFailure('protected-header', `${name} must have sigD with mId ${HTTP_HEADERS_MECHANISM} and a list of pars`);
   }
   const time = typeof header.sigT === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(header.sigT) ? Date.parse(header.sigT) : NaN;
-  const now = (options.now ?? new Date()).getTime();
+  const now = Date.now();
   if (Number.isNaN(time)) throw new SigningFailure('signing-time', `${name} has no signing time (sigT) of the form YYYY-MM-DDThh:mm:ssZ`);
   if (time < now - (options.maxAgeSeconds ?? 300) * 1000 || time > now + (options.maxSkewSeconds ?? 60) * 1000) {
     throw new SigningFailure('signing-time', `${name} was made at ${header.sigT}, outside the accepted window`);
@@ -368,11 +367,11 @@ export interface SignatureHeaders {
  */
 export async function signMessage(
   signer: SigningKey,
-  message: { target: string; header: HeaderValues; body?: Uint8Array | string; digest?: string },
+  message: { target: string; header: HeaderValues; body?: Uint8Array | string },
   extraPars: readonly string[] = [],
   time = new Date(),
 ): Promise<SignatureHeaders> {
-  const digest = message.digest ?? digestOf(message.body);
+  const digest = digestOf(message.body);
   const header: HeaderValues = (name) => (name === 'digest' ? [digest] : message.header(name));
   const pars = [REQUEST_TARGET, ...CONTENT_HEADERS, ...extraPars.map((name) => name.toLowerCase()), 'digest'].filter(
     (par, index, all) => all.indexOf(par) === index && (par === REQUEST_TARGET || header(par).length > 0),
