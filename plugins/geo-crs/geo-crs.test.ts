@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { testApps } from '../../test/helpers/apps.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
-import { SUPPORTED_CRS } from './transform/index.js';
+import { SUPPORTED_CRS, transformGeometry, type Geometry } from './transform/index.js';
 import { configuredPlugins } from '../../src/presets.js';
 import { geoCrs } from './index.js';
 
@@ -208,11 +208,34 @@ for (const backend of BACKENDS) {
       assert.equal(refused.body.code, 'not_acceptable');
     });
 
-    it('POST /zaken/_zoek zaakgeometrie.within still finds zaken, in the Content-Crs of the body', async () => {
-      const zaak = (await create(point([4.2, 51.5]))).body;
-      const box = square(4.19, 51.49, 0.02);
-      const found = await call('/zaken/_zoek', { method: 'POST', json: { zaakgeometrie: { within: box } } });
-      assert.ok(found.body.results.some((z: { url: string }) => z.url === zaak.url));
+    it('POST /zaken/_zoek zaakgeometrie.within: exact, combined with filters and authorization, in filter-crs or Content-Crs', async () => {
+      // A triangle; B lies inside its bounding box but outside it, E straddles its edge.
+      const triangle = { type: 'Polygon', coordinates: [[[5.8, 51.8], [5.9, 51.8], [5.8, 51.9], [5.8, 51.8]]] };
+      const a = (await create(point([5.82, 51.82]), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      await create(point([5.88, 51.88]), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
+      const c = (await create(point([5.83, 51.83]), {}, { zaaktype: ZAAKTYPE_GEHEIM, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      const d = (await create(square(5.81, 51.81, 0.02), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      await create(square(5.79, 51.81, 0.02), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
+      const search = async (body: Record<string, unknown>, options: { query?: string; headers?: Record<string, string>; app?: 'alles' | 'beperkt' } = {}) => {
+        const response = await call(`/zaken/_zoek${options.query ? `?${options.query}` : ''}`, { method: 'POST', json: body, headers: options.headers, app: options.app });
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.count, response.body.results.length);
+        return urls(response.body);
+      };
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle } }), [a, c, d].sort());
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle }, zaaktype: ZAAKTYPE_GEHEIM }), [c]);
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle } }, { app: 'beperkt' }), [a, d].sort(), 'no zaak the application may not see');
+      const inRd = transformGeometry(triangle as Geometry, 'CRS84', 'EPSG:28992');
+      assert.deepEqual(await search({ zaakgeometrie: { within: inRd } }, { query: `filter-crs=${encodeURIComponent(RD)}` }), [a, c, d].sort());
+      assert.deepEqual(await search({ zaakgeometrie: { within: inRd } }, { headers: { 'content-crs': RD } }), [a, c, d].sort());
+      assert.deepEqual(
+        await search({ zaakgeometrie: { within: triangle } }, { query: `filter-crs=${encodeURIComponent(CRS84)}`, headers: { 'content-crs': RD } }),
+        [a, c, d].sort(),
+        'filter-crs wins over Content-Crs',
+      );
+      const unknown = await call('/zaken/_zoek?filter-crs=EPSG:2154', { method: 'POST', json: { zaakgeometrie: { within: triangle } } });
+      assert.equal(unknown.status, 400);
+      assert.deepEqual(unknown.body.invalidParams.map((p: { name: string; code: string }) => [p.name, p.code]), [['filter-crs', 'unknown-crs']]);
     });
   });
 
