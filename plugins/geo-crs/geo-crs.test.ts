@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { testApps } from '../../test/helpers/apps.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
-import { SUPPORTED_CRS, transformGeometry, type Geometry } from './transform/index.js';
+import { SUPPORTED_CRS, parseCrsUri, transform, transformBbox, transformGeometry, type Geometry } from './transform/index.js';
+import { innerBox, type Box } from './bbox.js';
 import { configuredPlugins } from '../../src/presets.js';
 import { geoCrs } from './index.js';
 
@@ -25,6 +26,33 @@ describe('geo-crs configuration', () => {
     assert.ok(!configuredPlugins({ 'geo-crs': false }).some((p) => p.name === 'geo-crs'));
     assert.ok(configuredPlugins({ 'geo-crs': { storageCrs: 'EPSG:28992', maxBboxCandidates: 500 } }).some((p) => p.name === 'geo-crs'));
     assert.throws(() => geoCrs({ storageCrs: 'EPSG:4326' }), /storageCrs "EPSG:4326" is not a supported CRS/);
+  });
+});
+
+describe('geo-crs inner box', () => {
+  it('lies inside an RD box in CRS84 (checked along its traced edges back in RD) and covers nearly all of it', () => {
+    const rd = parseCrsUri(RD);
+    const crs84 = parseCrsUri(CRS84);
+    const box: Box = [150000, 460000, 160000, 470000];
+    const inner = innerBox(box, rd, crs84)!;
+    const outer = transformBbox(box, rd, crs84);
+    assert.ok(inner[0] > outer[0] && inner[1] > outer[1] && inner[2] < outer[2] && inner[3] < outer[3]);
+    for (let k = 0; k <= 100; k++) {
+      const t = k / 100;
+      const along = [
+        [inner[0] + (inner[2] - inner[0]) * t, inner[1]],
+        [inner[0] + (inner[2] - inner[0]) * t, inner[3]],
+        [inner[0], inner[1] + (inner[3] - inner[1]) * t],
+        [inner[2], inner[1] + (inner[3] - inner[1]) * t],
+      ];
+      for (const position of along) {
+        const [x, y] = transform(position, crs84, rd);
+        assert.ok(x > box[0] && x < box[2] && y > box[1] && y < box[3], `${position} lies in the RD box`);
+      }
+    }
+    const area = (b: number[]) => (b[2] - b[0]) * (b[3] - b[1]);
+    assert.ok(area(inner) / area(outer) > 0.95, `inner ${area(inner) / area(outer)} of the outer box`);
+    assert.deepEqual(innerBox(box, rd, rd), box, 'in its own CRS a box is its own inner box');
   });
 });
 
@@ -284,15 +312,38 @@ for (const backend of BACKENDS) {
     });
     after(async () => api?.close());
 
-    it('EXPLAIN shows the GiST index on the bbox column for a town-sized box', async () => {
-      const query = api.registry.services.storage.knex('zaak').select('id', 'zaakgeometrie').whereRaw('zaakgeometrie_bbox && ?::box', ['(5.1,52.05),(5.15,52.1)']);
-      const { sql, bindings } = query.toSQL().toNative();
-      const plan = await api.registry.services.storage.knex.raw(`explain ${sql.replace('$1', `'${bindings[0]}'`)}`);
-      const text = (plan.rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
-      assert.match(text, /zaak_zaakgeometrie_bbox/, text);
-      const found = await api.request('/zaken?bbox=5.1,52.05,5.15,52.1');
-      assert.equal(found.status, 200);
-      assert.equal(found.body.count, 6 * 4, 'the grid points in the box: 6 columns by 4 rows');
+    /** The plans of the SQL statements a request runs that read the bbox column. */
+    const plansOf = async (request: () => Promise<unknown>): Promise<string[]> => {
+      const knex = api.registry.services.storage.knex;
+      const statements: { sql: string; bindings: unknown[] }[] = [];
+      const record = (query: { sql: string; bindings?: unknown[] }) => void statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+      knex.on('query', record);
+      try {
+        await request();
+      } finally {
+        knex.off('query', record);
+      }
+      const spatial = statements.filter((statement) => statement.sql.includes('zaakgeometrie_bbox'));
+      assert.ok(spatial.length > 0, 'the request reads the bbox column');
+      return Promise.all(
+        spatial.map(async ({ sql, bindings }) => {
+          const plan = await knex.raw(`explain ${sql.replace(/\$\d+/g, '?')}`, bindings as never[]);
+          return (plan.rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+        }),
+      );
+    };
+
+    it('EXPLAIN shows the GiST index on the bbox column for a town-sized bbox and for _zoek within', async () => {
+      let found: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (const plan of await plansOf(async () => (found = await api.request('/zaken?bbox=5.1,52.05,5.15,52.1')))) assert.match(plan, /zaak_zaakgeometrie_bbox/, plan);
+      assert.equal(found!.status, 200);
+      assert.equal(found!.body.count, 6 * 4, 'the grid points in the box: 6 columns by 4 rows');
+      const within = { zaakgeometrie: { within: square(5.1, 52.05, 0.05) } };
+      for (const plan of await plansOf(async () => (found = await api.request('/zaken/_zoek', { method: 'POST', json: within })))) {
+        assert.match(plan, /zaak_zaakgeometrie_bbox/, plan);
+      }
+      assert.equal(found!.status, 200);
+      assert.equal(found!.body.count, 6 * 4, 'the same grid points lie within the same square');
     });
   });
 }
