@@ -122,8 +122,8 @@ export interface BboxSearch {
 /**
  * The ids of the zaken whose geometry intersects the box: candidates from the GiST index on
  * `zaakgeometrie_bbox` (box overlap, in the storage CRS). A candidate whose box lies inside the
- * box's inner box in the storage CRS intersects: its geometry is not even read. The others are
- * tested exactly (JTS) in the box's own CRS.
+ * box's inner box in the storage CRS intersects: its row is not even read. Only the others' geometry
+ * is read, and tested exactly (JTS) in the box's own CRS.
  */
 export async function zakenInBbox(db: Knex, search: BboxSearch): Promise<number[]> {
   const { boxes, crs, storageCrs, maxCandidates } = search;
@@ -137,29 +137,29 @@ export async function zakenInBbox(db: Knex, search: BboxSearch): Promise<number[
   });
   const inner = boxes.map((box) => innerBox(box, crs, storageCrs)).filter((box): box is Box => box !== undefined);
   const settled = inner.length ? inner.map(() => 'zaakgeometrie_bbox <@ ?::box').join(' or ') : 'false';
-  const query = db('zaak').select('id', db.raw(`case when ${settled} then null else zaakgeometrie end as zaakgeometrie`, inner.map(boxLiteral)));
+  // Index-only (the index includes the id): no row is read for the candidates' ids and boxes.
+  const query = db('zaak').select('id', db.raw(`${settled} as settled`, inner.map(boxLiteral)));
   query.where((where) => {
     for (const box of stored) where.orWhereRaw('zaakgeometrie_bbox && ?::box', [boxLiteral(box)]);
   });
-  const candidates = (await query.limit(maxCandidates + 1)) as { id: number; zaakgeometrie: Geometry | null }[];
+  const candidates = (await query.limit(maxCandidates + 1)) as { id: number; settled: boolean }[];
   if (candidates.length > maxCandidates) {
     throw new ProblemError('bbox-too-large', { detail: `De bbox omvat meer dan ${maxCandidates} zaken; kies een kleinere bbox.` });
   }
+  const open = candidates.filter((candidate) => !candidate.settled).map((candidate) => candidate.id);
+  const undecided = open.length ? ((await db('zaak').whereIn('id', open).select('id', 'zaakgeometrie')) as { id: number; zaakgeometrie: Geometry }[]) : [];
   const areas = boxes.map((box) => factory.toGeometry(new Envelope(box[0], box[2], box[1], box[3])));
-  return candidates
-    .filter(({ zaakgeometrie }) => {
-      if (zaakgeometrie === null) return true;
-      let geometry: Geometry;
-      try {
-        geometry = crs === storageCrs ? zaakgeometrie : transformGeometry(zaakgeometrie, storageCrs, crs);
-      } catch (error) {
-        // A geometry that cannot be expressed in the box's CRS lies outside its area, so outside the box.
-        if (error instanceof CrsError) return false;
-        throw error;
-      }
-      const shape = reader.read(geometry);
-      return areas.some((area) => RelateOp.relate(shape, area).isIntersects());
-    })
-    .map((candidate) => candidate.id)
-    .sort((a, b) => a - b);
+  const intersecting = undecided.filter(({ zaakgeometrie }) => {
+    let geometry: Geometry;
+    try {
+      geometry = crs === storageCrs ? zaakgeometrie : transformGeometry(zaakgeometrie, storageCrs, crs);
+    } catch (error) {
+      // A geometry that cannot be expressed in the box's CRS lies outside its area, so outside the box.
+      if (error instanceof CrsError) return false;
+      throw error;
+    }
+    const shape = reader.read(geometry);
+    return areas.some((area) => RelateOp.relate(shape, area).isIntersects());
+  });
+  return [...candidates.filter((candidate) => candidate.settled), ...intersecting].map((candidate) => candidate.id).sort((a, b) => a - b);
 }
