@@ -30,29 +30,31 @@ describe('geo-crs configuration', () => {
 });
 
 describe('geo-crs inner box', () => {
-  it('lies inside an RD box in CRS84 (checked along its traced edges back in RD) and covers nearly all of it', () => {
+  it('lies inside an RD box in CRS84 (checked along its edges back in RD) and covers nearly all of it, for a town and for the country', () => {
     const rd = parseCrsUri(RD);
     const crs84 = parseCrsUri(CRS84);
-    const box: Box = [150000, 460000, 160000, 470000];
-    const inner = innerBox(box, rd, crs84)!;
-    const outer = transformBbox(box, rd, crs84);
-    assert.ok(inner[0] > outer[0] && inner[1] > outer[1] && inner[2] < outer[2] && inner[3] < outer[3]);
-    for (let k = 0; k <= 100; k++) {
-      const t = k / 100;
-      const along = [
-        [inner[0] + (inner[2] - inner[0]) * t, inner[1]],
-        [inner[0] + (inner[2] - inner[0]) * t, inner[3]],
-        [inner[0], inner[1] + (inner[3] - inner[1]) * t],
-        [inner[2], inner[1] + (inner[3] - inner[1]) * t],
-      ];
-      for (const position of along) {
-        const [x, y] = transform(position, crs84, rd);
-        assert.ok(x > box[0] && x < box[2] && y > box[1] && y < box[3], `${position} lies in the RD box`);
+    const boxes: Box[] = [[150000, 460000, 160000, 470000], [10000, 300000, 280000, 620000]];
+    for (const box of boxes) {
+      const inner = innerBox(box, rd, crs84)!;
+      const outer = transformBbox(box, rd, crs84);
+      assert.ok(inner[0] > outer[0] && inner[1] > outer[1] && inner[2] < outer[2] && inner[3] < outer[3]);
+      for (let k = 0; k <= 1000; k++) {
+        const t = k / 1000;
+        const along = [
+          [inner[0] + (inner[2] - inner[0]) * t, inner[1]],
+          [inner[0] + (inner[2] - inner[0]) * t, inner[3]],
+          [inner[0], inner[1] + (inner[3] - inner[1]) * t],
+          [inner[2], inner[1] + (inner[3] - inner[1]) * t],
+        ];
+        for (const position of along) {
+          const [x, y] = transform(position, crs84, rd);
+          assert.ok(x > box[0] && x < box[2] && y > box[1] && y < box[3], `${position} lies in the RD box ${box}`);
+        }
       }
+      const area = (b: number[]) => (b[2] - b[0]) * (b[3] - b[1]);
+      assert.ok(area(inner) / area(outer) > 0.9, `inner ${area(inner) / area(outer)} of the outer box`);
     }
-    const area = (b: number[]) => (b[2] - b[0]) * (b[3] - b[1]);
-    assert.ok(area(inner) / area(outer) > 0.95, `inner ${area(inner) / area(outer)} of the outer box`);
-    assert.deepEqual(innerBox(box, rd, rd), box, 'in its own CRS a box is its own inner box');
+    assert.deepEqual(innerBox(boxes[0], rd, rd), boxes[0], 'in its own CRS a box is its own inner box');
   });
 });
 
