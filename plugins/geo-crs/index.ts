@@ -155,7 +155,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
           description:
             'Alleen zaken waarvan de zaakgeometrie deze rechthoek snijdt: minx,miny,maxx,maxy (of 6 getallen met hoogten), in de asvolgorde van bbox-crs.',
           schema: { type: 'string' },
-          filter: (query, _value, ctx) => void query.whereIn('zaak.id', inBbox.get(ctx) ?? []),
+          // One array parameter, not one per id: a town holds hundreds of zaken, planned for each request.
+          filter: (query, _value, ctx) => void query.whereRaw('zaak.id = any(?::bigint[])', [`{${(inBbox.get(ctx) ?? []).join(',')}}`]),
         });
       }
       api.addOperation({
