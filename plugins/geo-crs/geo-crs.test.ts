@@ -299,6 +299,56 @@ for (const backend of BACKENDS) {
 }
 
 for (const backend of BACKENDS) {
+  describe(`geo-crs with stored RD copies on ${backend.name}`, () => {
+    let api: TestServer;
+    before(async () => {
+      api = await startRegistry(await backend.open(), { plugins: [geoCrs({ storeRdCopy: true })] });
+    });
+    after(async () => api?.close());
+    const rdCopyOf = async (uuid: string) => (await api.registry.services.storage.knex('zaak').where({ uuid }).first('zaakgeometrie_rd')).zaakgeometrie_rd;
+
+    it('writes an RD copy with each geometry, equal to the on-the-fly transformation, and answers RD from it', async () => {
+      const shapes = [point([CONTROL.lon, CONTROL.lat]), square(5.1, 52.1, 0.01), point([5, 52, 43.5])];
+      const uuids: string[] = [];
+      for (const shape of shapes) {
+        const created = await api.request('/zaken', { method: 'POST', json: zaakInput({ zaakgeometrie: shape }) });
+        assert.equal(created.status, 201, created.text);
+        uuids.push(created.body.uuid);
+        assert.deepEqual(await rdCopyOf(created.body.uuid), transformGeometry(shape as Geometry, 'CRS84', 'EPSG:28992'), 'the copy is the transformation');
+      }
+      const list = await api.request(`/zaken?crs=${encodeURIComponent(RD)}`);
+      assert.equal(list.headers.get('content-crs'), RD);
+      for (const [i, uuid] of uuids.entries()) {
+        const zaak = list.body.results.find((z: { uuid: string }) => z.uuid === uuid);
+        assert.deepEqual(zaak.zaakgeometrie, transformGeometry(shapes[i] as Geometry, 'CRS84', 'EPSG:28992'));
+      }
+      const control = list.body.results.find((z: { uuid: string }) => z.uuid === uuids[0]).zaakgeometrie.coordinates;
+      assert.ok(Math.abs(control[0] - CONTROL.x) < 0.001 && Math.abs(control[1] - CONTROL.y) < 0.001, 'the RDNAPTRANS2018 control point within 1 mm');
+
+      // The answer in RD is the stored copy: a marked copy shows through; other CRSs still transform.
+      await api.registry.services.storage.knex('zaak').where({ uuid: uuids[0] }).update({ zaakgeometrie_rd: JSON.stringify(point([1, 2])) });
+      const marked = await api.request(`/zaken/${uuids[0]}`, { headers: { 'accept-crs': 'EPSG:28992' } });
+      assert.deepEqual(marked.body.zaakgeometrie.coordinates, [1, 2]);
+      assert.equal(marked.headers.get('content-crs'), 'EPSG:28992');
+      const inCrs84 = await api.request(`/zaken/${uuids[0]}`);
+      assert.deepEqual(inCrs84.body.zaakgeometrie.coordinates, [CONTROL.lon, CONTROL.lat]);
+
+      // A changed geometry gets a new copy in the same write; a removed one loses it.
+      const moved = point([5.2, 52.2]);
+      assert.equal((await api.request(`/zaken/${uuids[0]}`, { method: 'PATCH', json: { zaakgeometrie: moved } })).status, 200);
+      assert.deepEqual(await rdCopyOf(uuids[0]), transformGeometry(moved as Geometry, 'CRS84', 'EPSG:28992'));
+      assert.equal((await api.request(`/zaken/${uuids[1]}`, { method: 'PATCH', json: { zaakgeometrie: null } })).status, 200);
+      assert.equal(await rdCopyOf(uuids[1]), null);
+
+      // A zaak stored before the option (no copy) is transformed on the fly.
+      await api.registry.services.storage.knex('zaak').where({ uuid: uuids[2] }).update({ zaakgeometrie_rd: null });
+      const withoutCopy = await api.request(`/zaken/${uuids[2]}?crs=${encodeURIComponent(RD)}`);
+      assert.deepEqual(withoutCopy.body.zaakgeometrie, transformGeometry(shapes[2] as Geometry, 'CRS84', 'EPSG:28992'));
+    });
+  });
+}
+
+for (const backend of BACKENDS) {
   describe(`geo-crs bbox index at 100k zaken on ${backend.name}`, () => {
     let api: TestServer;
     before(async () => {

@@ -17,7 +17,14 @@ export interface GeoCrsOptions {
   storageCrs?: string;
   /** A `bbox` whose index prefilter finds more zaken than this is refused (400 `bbox-too-large`); default 10000. */
   maxBboxCandidates?: number;
+  /**
+   * Keep an RD New (EPSG:28992) copy of each zaakgeometrie beside the stored one, written in the same
+   * transaction; zaak answers asked in RD read it instead of transforming. Default false.
+   */
+  storeRdCopy?: boolean;
 }
+
+const RD_NEW = parseCrsUri('EPSG:28992');
 
 /** The zaak operations whose responses carry `zaakgeometrie`, and the writes whose bodies may. */
 const READS = ['zaak_list', 'zaak_retrieve', 'zaak__zoek'];
@@ -63,6 +70,12 @@ const coveringIndexMigration: Migration = {
   },
 };
 
+/** The column of the optional RD copies; always there, so turning the option on needs no migration. */
+const rdCopyMigration: Migration = {
+  name: 'geo-crs/003_zaak_rd_copy',
+  up: async (knex: Knex) => void (await knex.raw('alter table zaak add column zaakgeometrie_rd jsonb')),
+};
+
 const is3d = (geometry: Geometry): boolean => (geometry.type === 'GeometryCollection' ? geometry.geometries.some(is3d) : (positionLength(geometry.coordinates) ?? 2) > 2);
 function positionLength(value: unknown): number | undefined {
   if (!Array.isArray(value)) return undefined;
@@ -89,6 +102,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     throw new Error(`geo-crs: storageCrs ${JSON.stringify(options.storageCrs)} is not a supported CRS (see GET /crss)`, { cause: error });
   }
   const maxCandidates = options.maxBboxCandidates ?? 10000;
+  // In RD storage the stored geometry is the RD copy.
+  const rdCopies = options.storeRdCopy === true && storageCrs !== RD_NEW;
   const wanted = new WeakMap<RequestContext, ResponseCrs | undefined>();
   const inBbox = new WeakMap<RequestContext, number[]>();
   /** The extent of `_zoek`'s `zaakgeometrie.within` in the storage CRS: a zaak within it has its box inside. */
@@ -115,6 +130,26 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
   };
 
+  /** The RD copy of a stored geometry; null outside RD's area (answers in RD then refuse it, as without copies). */
+  const rdCopyOf = (geometry: Geometry): string | null => {
+    try {
+      return JSON.stringify(transformGeometry(geometry, storageCrs, RD_NEW));
+    } catch (error) {
+      if (error instanceof CrsError) return null;
+      throw error;
+    }
+  };
+
+  /** The zaken's geometry in RD: the stored copies, transformed on the fly where a zaak has none (stored before the option). */
+  const fromRdCopies = async (ctx: RequestContext, zaken: Record<string, unknown>[]): Promise<(Geometry | null)[]> => {
+    const uuids = zaken.filter((zaak) => zaak.zaakgeometrie).map((zaak) => String(zaak.uuid));
+    const rows = uuids.length
+      ? ((await ctx.registry.storage.knex('zaak').whereRaw('uuid = any(?::uuid[])', [`{${uuids.join(',')}}`]).select('uuid', 'zaakgeometrie_rd')) as { uuid: string; zaakgeometrie_rd: Geometry | null }[])
+      : [];
+    const copies = new Map(rows.map((row) => [row.uuid, row.zaakgeometrie_rd]));
+    return zaken.map((zaak) => copies.get(String(zaak.uuid)) ?? inCrs((zaak.zaakgeometrie as Geometry | null) ?? null, storageCrs, RD_NEW));
+  };
+
   /** `_zoek`'s `zaakgeometrie.within`: from `filter-crs` (else Content-Crs, else CRS84) into the storage CRS, and its extent for the index. */
   const withinSearch = (ctx: RequestContext): void => {
     const filterCrs = typeof ctx.query['filter-crs'] === 'string' ? crsParameter('filter-crs', ctx.query['filter-crs']) : undefined;
@@ -134,7 +169,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     name: 'geo-crs',
     setup(api) {
       api.defineProblem('bbox-too-large', 400, 'De bbox is te groot.');
-      api.addMigrations([bboxMigration(storageCrs), coveringIndexMigration]);
+      api.addMigrations([bboxMigration(storageCrs), coveringIndexMigration, rdCopyMigration]);
       const crsParam = { name: 'crs', description: `Het CRS van de geometrie in het antwoord; gaat voor Accept-Crs. ${CRS_DESCRIPTION}`, schema: { type: 'string' } };
       for (const id of READS) api.addQueryParameter(id, crsParam);
       api.addQueryParameter('zaak__zoek', {
@@ -205,7 +240,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       if (geometry) ctx.data!.zaakgeometrie = toStorage(geometry, crs, 'zaakgeometrie');
     },
 
-    serialize(body, ctx) {
+    async serialize(body, ctx) {
       // The API root doubles as the OGC API landing page.
       if (ctx.operation.id === 'api_root') return { title: 'Zaken API', ...(body as object), links: landingLinks(ctx.baseUrl) };
       if (!WITH_GEOMETRY.has(ctx.operation.id) || ctx.response.status >= 300) return undefined;
@@ -216,7 +251,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       const target = asked?.crs ?? (geometries.some((g) => g && is3d(g)) ? CRS84H : CRS84);
       ctx.response.headers['content-crs'] = asked?.header ?? target.uri;
       if (target === storageCrs) return undefined;
-      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inCrs(geometries[i]!, storageCrs, target) } : zaak));
+      const inTarget = rdCopies && target === RD_NEW ? await fromRdCopies(ctx, zaken) : geometries.map((geometry) => inCrs(geometry ?? null, storageCrs, target));
+      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inTarget[i] } : zaak));
       return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
     },
 
@@ -226,7 +262,9 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       if (change.before && JSON.stringify(change.before.zaakgeometrie) === JSON.stringify(geometry)) return;
       const box = geometry ? extentOf(geometry) : undefined;
       const uuid = String(change.after.url).split('/').pop();
-      await change.tx('zaak').where({ uuid }).update({ zaakgeometrie_bbox: box ? boxLiteral(box) : null });
+      // A copy is cleared when the option is off: turned on again, it must not answer an old geometry.
+      const rdCopy = rdCopies && geometry ? rdCopyOf(geometry) : null;
+      await change.tx('zaak').where({ uuid }).update({ zaakgeometrie_bbox: box ? boxLiteral(box) : null, zaakgeometrie_rd: rdCopy });
     },
   };
 }
