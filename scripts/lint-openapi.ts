@@ -32,8 +32,8 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
   },
   {
     rule: 'nlgov:query-keys-camel-case',
-    covers: (f, document) => f.path.reduce((node: any, key) => node?.[key], document) === 'bbox-crs',
-    reason: 'The geospatial rules (and OGC API Features Part 2) name the bounding box CRS parameter `bbox-crs`.',
+    covers: (f, document) => ['bbox-crs', 'filter-crs'].includes(f.path.reduce((node: any, key) => node?.[key], document)),
+    reason: 'The geospatial rules and OGC API Features (Part 2, Part 3) name the CRS parameters `bbox-crs` and `filter-crs`.',
   },
 ];
 

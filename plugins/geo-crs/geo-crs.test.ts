@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { testApps } from '../../test/helpers/apps.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
-import { SUPPORTED_CRS } from './transform/index.js';
+import { SUPPORTED_CRS, parseCrsUri, transform, transformBbox, transformGeometry, type Geometry } from './transform/index.js';
+import { innerBox, type Box } from './bbox.js';
 import { configuredPlugins } from '../../src/presets.js';
 import { geoCrs } from './index.js';
 
@@ -25,6 +26,35 @@ describe('geo-crs configuration', () => {
     assert.ok(!configuredPlugins({ 'geo-crs': false }).some((p) => p.name === 'geo-crs'));
     assert.ok(configuredPlugins({ 'geo-crs': { storageCrs: 'EPSG:28992', maxBboxCandidates: 500 } }).some((p) => p.name === 'geo-crs'));
     assert.throws(() => geoCrs({ storageCrs: 'EPSG:4326' }), /storageCrs "EPSG:4326" is not a supported CRS/);
+  });
+});
+
+describe('geo-crs inner box', () => {
+  it('lies inside an RD box in CRS84 (checked along its edges back in RD) and covers nearly all of it, for a town and for the country', () => {
+    const rd = parseCrsUri(RD);
+    const crs84 = parseCrsUri(CRS84);
+    const boxes: Box[] = [[150000, 460000, 160000, 470000], [10000, 300000, 280000, 620000]];
+    for (const box of boxes) {
+      const inner = innerBox(box, rd, crs84)!;
+      const outer = transformBbox(box, rd, crs84);
+      assert.ok(inner[0] > outer[0] && inner[1] > outer[1] && inner[2] < outer[2] && inner[3] < outer[3]);
+      for (let k = 0; k <= 1000; k++) {
+        const t = k / 1000;
+        const along = [
+          [inner[0] + (inner[2] - inner[0]) * t, inner[1]],
+          [inner[0] + (inner[2] - inner[0]) * t, inner[3]],
+          [inner[0], inner[1] + (inner[3] - inner[1]) * t],
+          [inner[2], inner[1] + (inner[3] - inner[1]) * t],
+        ];
+        for (const position of along) {
+          const [x, y] = transform(position, crs84, rd);
+          assert.ok(x > box[0] && x < box[2] && y > box[1] && y < box[3], `${position} lies in the RD box ${box}`);
+        }
+      }
+      const area = (b: number[]) => (b[2] - b[0]) * (b[3] - b[1]);
+      assert.ok(area(inner) / area(outer) > 0.9, `inner ${area(inner) / area(outer)} of the outer box`);
+    }
+    assert.deepEqual(innerBox(boxes[0], rd, rd), boxes[0], 'in its own CRS a box is its own inner box');
   });
 });
 
@@ -208,11 +238,34 @@ for (const backend of BACKENDS) {
       assert.equal(refused.body.code, 'not_acceptable');
     });
 
-    it('POST /zaken/_zoek zaakgeometrie.within still finds zaken, in the Content-Crs of the body', async () => {
-      const zaak = (await create(point([4.2, 51.5]))).body;
-      const box = square(4.19, 51.49, 0.02);
-      const found = await call('/zaken/_zoek', { method: 'POST', json: { zaakgeometrie: { within: box } } });
-      assert.ok(found.body.results.some((z: { url: string }) => z.url === zaak.url));
+    it('POST /zaken/_zoek zaakgeometrie.within: exact, combined with filters and authorization, in filter-crs or Content-Crs', async () => {
+      // A triangle; B lies inside its bounding box but outside it, E straddles its edge.
+      const triangle = { type: 'Polygon', coordinates: [[[5.8, 51.8], [5.9, 51.8], [5.8, 51.9], [5.8, 51.8]]] };
+      const a = (await create(point([5.82, 51.82]), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      await create(point([5.88, 51.88]), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
+      const c = (await create(point([5.83, 51.83]), {}, { zaaktype: ZAAKTYPE_GEHEIM, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      const d = (await create(square(5.81, 51.81, 0.02), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' })).body.url;
+      await create(square(5.79, 51.81, 0.02), {}, { zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
+      const search = async (body: Record<string, unknown>, options: { query?: string; headers?: Record<string, string>; app?: 'alles' | 'beperkt' } = {}) => {
+        const response = await call(`/zaken/_zoek${options.query ? `?${options.query}` : ''}`, { method: 'POST', json: body, headers: options.headers, app: options.app });
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.count, response.body.results.length);
+        return urls(response.body);
+      };
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle } }), [a, c, d].sort());
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle }, zaaktype: ZAAKTYPE_GEHEIM }), [c]);
+      assert.deepEqual(await search({ zaakgeometrie: { within: triangle } }, { app: 'beperkt' }), [a, d].sort(), 'no zaak the application may not see');
+      const inRd = transformGeometry(triangle as Geometry, 'CRS84', 'EPSG:28992');
+      assert.deepEqual(await search({ zaakgeometrie: { within: inRd } }, { query: `filter-crs=${encodeURIComponent(RD)}` }), [a, c, d].sort());
+      assert.deepEqual(await search({ zaakgeometrie: { within: inRd } }, { headers: { 'content-crs': RD } }), [a, c, d].sort());
+      assert.deepEqual(
+        await search({ zaakgeometrie: { within: triangle } }, { query: `filter-crs=${encodeURIComponent(CRS84)}`, headers: { 'content-crs': RD } }),
+        [a, c, d].sort(),
+        'filter-crs wins over Content-Crs',
+      );
+      const unknown = await call('/zaken/_zoek?filter-crs=EPSG:2154', { method: 'POST', json: { zaakgeometrie: { within: triangle } } });
+      assert.equal(unknown.status, 400);
+      assert.deepEqual(unknown.body.invalidParams.map((p: { name: string; code: string }) => [p.name, p.code]), [['filter-crs', 'unknown-crs']]);
     });
   });
 
@@ -246,6 +299,56 @@ for (const backend of BACKENDS) {
 }
 
 for (const backend of BACKENDS) {
+  describe(`geo-crs with stored RD copies on ${backend.name}`, () => {
+    let api: TestServer;
+    before(async () => {
+      api = await startRegistry(await backend.open(), { plugins: [geoCrs({ storeRdCopy: true })] });
+    });
+    after(async () => api?.close());
+    const rdCopyOf = async (uuid: string) => (await api.registry.services.storage.knex('zaak').where({ uuid }).first('zaakgeometrie_rd')).zaakgeometrie_rd;
+
+    it('writes an RD copy with each geometry, equal to the on-the-fly transformation, and answers RD from it', async () => {
+      const shapes = [point([CONTROL.lon, CONTROL.lat]), square(5.1, 52.1, 0.01), point([5, 52, 43.5])];
+      const uuids: string[] = [];
+      for (const shape of shapes) {
+        const created = await api.request('/zaken', { method: 'POST', json: zaakInput({ zaakgeometrie: shape }) });
+        assert.equal(created.status, 201, created.text);
+        uuids.push(created.body.uuid);
+        assert.deepEqual(await rdCopyOf(created.body.uuid), transformGeometry(shape as Geometry, 'CRS84', 'EPSG:28992'), 'the copy is the transformation');
+      }
+      const list = await api.request(`/zaken?crs=${encodeURIComponent(RD)}`);
+      assert.equal(list.headers.get('content-crs'), RD);
+      for (const [i, uuid] of uuids.entries()) {
+        const zaak = list.body.results.find((z: { uuid: string }) => z.uuid === uuid);
+        assert.deepEqual(zaak.zaakgeometrie, transformGeometry(shapes[i] as Geometry, 'CRS84', 'EPSG:28992'));
+      }
+      const control = list.body.results.find((z: { uuid: string }) => z.uuid === uuids[0]).zaakgeometrie.coordinates;
+      assert.ok(Math.abs(control[0] - CONTROL.x) < 0.001 && Math.abs(control[1] - CONTROL.y) < 0.001, 'the RDNAPTRANS2018 control point within 1 mm');
+
+      // The answer in RD is the stored copy: a marked copy shows through; other CRSs still transform.
+      await api.registry.services.storage.knex('zaak').where({ uuid: uuids[0] }).update({ zaakgeometrie_rd: JSON.stringify(point([1, 2])) });
+      const marked = await api.request(`/zaken/${uuids[0]}`, { headers: { 'accept-crs': 'EPSG:28992' } });
+      assert.deepEqual(marked.body.zaakgeometrie.coordinates, [1, 2]);
+      assert.equal(marked.headers.get('content-crs'), 'EPSG:28992');
+      const inCrs84 = await api.request(`/zaken/${uuids[0]}`);
+      assert.deepEqual(inCrs84.body.zaakgeometrie.coordinates, [CONTROL.lon, CONTROL.lat]);
+
+      // A changed geometry gets a new copy in the same write; a removed one loses it.
+      const moved = point([5.2, 52.2]);
+      assert.equal((await api.request(`/zaken/${uuids[0]}`, { method: 'PATCH', json: { zaakgeometrie: moved } })).status, 200);
+      assert.deepEqual(await rdCopyOf(uuids[0]), transformGeometry(moved as Geometry, 'CRS84', 'EPSG:28992'));
+      assert.equal((await api.request(`/zaken/${uuids[1]}`, { method: 'PATCH', json: { zaakgeometrie: null } })).status, 200);
+      assert.equal(await rdCopyOf(uuids[1]), null);
+
+      // A zaak stored before the option (no copy) is transformed on the fly.
+      await api.registry.services.storage.knex('zaak').where({ uuid: uuids[2] }).update({ zaakgeometrie_rd: null });
+      const withoutCopy = await api.request(`/zaken/${uuids[2]}?crs=${encodeURIComponent(RD)}`);
+      assert.deepEqual(withoutCopy.body.zaakgeometrie, transformGeometry(shapes[2] as Geometry, 'CRS84', 'EPSG:28992'));
+    });
+  });
+}
+
+for (const backend of BACKENDS) {
   describe(`geo-crs bbox index at 100k zaken on ${backend.name}`, () => {
     let api: TestServer;
     before(async () => {
@@ -261,15 +364,38 @@ for (const backend of BACKENDS) {
     });
     after(async () => api?.close());
 
-    it('EXPLAIN shows the GiST index on the bbox column for a town-sized box', async () => {
-      const query = api.registry.services.storage.knex('zaak').select('id', 'zaakgeometrie').whereRaw('zaakgeometrie_bbox && ?::box', ['(5.1,52.05),(5.15,52.1)']);
-      const { sql, bindings } = query.toSQL().toNative();
-      const plan = await api.registry.services.storage.knex.raw(`explain ${sql.replace('$1', `'${bindings[0]}'`)}`);
-      const text = (plan.rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
-      assert.match(text, /zaak_zaakgeometrie_bbox/, text);
-      const found = await api.request('/zaken?bbox=5.1,52.05,5.15,52.1');
-      assert.equal(found.status, 200);
-      assert.equal(found.body.count, 6 * 4, 'the grid points in the box: 6 columns by 4 rows');
+    /** The plans of the SQL statements a request runs that read the bbox column. */
+    const plansOf = async (request: () => Promise<unknown>): Promise<string[]> => {
+      const knex = api.registry.services.storage.knex;
+      const statements: { sql: string; bindings: unknown[] }[] = [];
+      const record = (query: { sql: string; bindings?: unknown[] }) => void statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+      knex.on('query', record);
+      try {
+        await request();
+      } finally {
+        knex.off('query', record);
+      }
+      const spatial = statements.filter((statement) => statement.sql.includes('zaakgeometrie_bbox'));
+      assert.ok(spatial.length > 0, 'the request reads the bbox column');
+      return Promise.all(
+        spatial.map(async ({ sql, bindings }) => {
+          const plan = await knex.raw(`explain ${sql.replace(/\$\d+/g, '?')}`, bindings as never[]);
+          return (plan.rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+        }),
+      );
+    };
+
+    it('EXPLAIN shows the GiST index on the bbox column for a town-sized bbox and for _zoek within', async () => {
+      let found: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (const plan of await plansOf(async () => (found = await api.request('/zaken?bbox=5.1,52.05,5.15,52.1')))) assert.match(plan, /zaak_zaakgeometrie_bbox/, plan);
+      assert.equal(found!.status, 200);
+      assert.equal(found!.body.count, 6 * 4, 'the grid points in the box: 6 columns by 4 rows');
+      const within = { zaakgeometrie: { within: square(5.1, 52.05, 0.05) } };
+      for (const plan of await plansOf(async () => (found = await api.request('/zaken/_zoek', { method: 'POST', json: within })))) {
+        assert.match(plan, /zaak_zaakgeometrie_bbox/, plan);
+      }
+      assert.equal(found!.status, 200);
+      assert.equal(found!.body.count, 6 * 4, 'the same grid points lie within the same square');
     });
   });
 }

@@ -3,7 +3,7 @@ import { validationError, type Migration, type OpenApiFragment, type Plugin, typ
 import { CrsError, parseCrsUri, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
 import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
 import { geometryProblems } from './geometry-validation.js';
-import { boxLiteral, extentOf, parseBbox, zakenInBbox } from './bbox.js';
+import { boxLiteral, extentOf, parseBbox, zakenInBbox, type Box } from './bbox.js';
 import { featureOperations, inCrs, landingLinks } from './features.js';
 import { searchOperations } from './search.js';
 
@@ -17,7 +17,14 @@ export interface GeoCrsOptions {
   storageCrs?: string;
   /** A `bbox` whose index prefilter finds more zaken than this is refused (400 `bbox-too-large`); default 10000. */
   maxBboxCandidates?: number;
+  /**
+   * Keep an RD New (EPSG:28992) copy of each zaakgeometrie beside the stored one, written in the same
+   * transaction; zaak answers asked in RD read it instead of transforming. Default false.
+   */
+  storeRdCopy?: boolean;
 }
+
+const RD_NEW = parseCrsUri('EPSG:28992');
 
 /** The zaak operations whose responses carry `zaakgeometrie`, and the writes whose bodies may. */
 const READS = ['zaak_list', 'zaak_retrieve', 'zaak__zoek'];
@@ -54,6 +61,21 @@ function bboxMigration(storageCrs: CrsDefinition): Migration {
   };
 }
 
+/** The bbox index includes the id: the candidates of a bbox come from the index alone (index-only scan). */
+const coveringIndexMigration: Migration = {
+  name: 'geo-crs/002_zaak_bbox_covering',
+  async up(knex: Knex) {
+    await knex.raw('drop index zaak_zaakgeometrie_bbox');
+    await knex.raw('create index zaak_zaakgeometrie_bbox on zaak using gist (zaakgeometrie_bbox) include (id)');
+  },
+};
+
+/** The column of the optional RD copies; always there, so turning the option on needs no migration. */
+const rdCopyMigration: Migration = {
+  name: 'geo-crs/003_zaak_rd_copy',
+  up: async (knex: Knex) => void (await knex.raw('alter table zaak add column zaakgeometrie_rd jsonb')),
+};
+
 const is3d = (geometry: Geometry): boolean => (geometry.type === 'GeometryCollection' ? geometry.geometries.some(is3d) : (positionLength(geometry.coordinates) ?? 2) > 2);
 function positionLength(value: unknown): number | undefined {
   if (!Array.isArray(value)) return undefined;
@@ -80,8 +102,12 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     throw new Error(`geo-crs: storageCrs ${JSON.stringify(options.storageCrs)} is not a supported CRS (see GET /crss)`, { cause: error });
   }
   const maxCandidates = options.maxBboxCandidates ?? 10000;
+  // In RD storage the stored geometry is the RD copy.
+  const rdCopies = options.storeRdCopy === true && storageCrs !== RD_NEW;
   const wanted = new WeakMap<RequestContext, ResponseCrs | undefined>();
   const inBbox = new WeakMap<RequestContext, number[]>();
+  /** The extent of `_zoek`'s `zaakgeometrie.within` in the storage CRS: a zaak within it has its box inside. */
+  const withinExtent = new WeakMap<RequestContext, Box>();
 
   /** Geometry of a request body, from its Content-Crs into the storage CRS, refused when invalid there. */
   const toStorage = (geometry: Geometry, crs: CrsDefinition, path: string): Geometry => {
@@ -104,13 +130,58 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
   };
 
+  /** The RD copy of a stored geometry; null outside RD's area (answers in RD then refuse it, as without copies). */
+  const rdCopyOf = (geometry: Geometry): string | null => {
+    try {
+      return JSON.stringify(transformGeometry(geometry, storageCrs, RD_NEW));
+    } catch (error) {
+      if (error instanceof CrsError) return null;
+      throw error;
+    }
+  };
+
+  /** The zaken's geometry in RD: the stored copies, transformed on the fly where a zaak has none (stored before the option). */
+  const fromRdCopies = async (ctx: RequestContext, zaken: Record<string, unknown>[]): Promise<(Geometry | null)[]> => {
+    const uuids = zaken.filter((zaak) => zaak.zaakgeometrie).map((zaak) => String(zaak.uuid));
+    const rows = uuids.length
+      ? ((await ctx.registry.storage.knex('zaak').whereRaw('uuid = any(?::uuid[])', [`{${uuids.join(',')}}`]).select('uuid', 'zaakgeometrie_rd')) as { uuid: string; zaakgeometrie_rd: Geometry | null }[])
+      : [];
+    const copies = new Map(rows.map((row) => [row.uuid, row.zaakgeometrie_rd]));
+    return zaken.map((zaak) => copies.get(String(zaak.uuid)) ?? inCrs((zaak.zaakgeometrie as Geometry | null) ?? null, storageCrs, RD_NEW));
+  };
+
+  /** `_zoek`'s `zaakgeometrie.within`: from `filter-crs` (else Content-Crs, else CRS84) into the storage CRS, and its extent for the index. */
+  const withinSearch = (ctx: RequestContext): void => {
+    const filterCrs = typeof ctx.query['filter-crs'] === 'string' ? crsParameter('filter-crs', ctx.query['filter-crs']) : undefined;
+    const within = (ctx.body?.zaakgeometrie as { within?: Geometry } | undefined)?.within;
+    if (!within) return;
+    const crs = filterCrs ?? contentCrs(ctx.req.get('content-crs'));
+    const area = toStorage(within, crs, 'zaakgeometrie.within');
+    ctx.body!.zaakgeometrie = { within: area };
+    const extent = extentOf(area);
+    if (!extent) return;
+    withinExtent.set(ctx, extent);
+    // The prefilter is the filter of the `filter-crs` parameter, which the core applies when the parameter is present.
+    ctx.query['filter-crs'] = crs.uri;
+  };
+
   return {
     name: 'geo-crs',
     setup(api) {
       api.defineProblem('bbox-too-large', 400, 'De bbox is te groot.');
-      api.addMigrations([bboxMigration(storageCrs)]);
+      api.addMigrations([bboxMigration(storageCrs), coveringIndexMigration, rdCopyMigration]);
       const crsParam = { name: 'crs', description: `Het CRS van de geometrie in het antwoord; gaat voor Accept-Crs. ${CRS_DESCRIPTION}`, schema: { type: 'string' } };
       for (const id of READS) api.addQueryParameter(id, crsParam);
+      api.addQueryParameter('zaak__zoek', {
+        name: 'filter-crs',
+        description: `Het CRS van zaakgeometrie.within (standaard: Content-Crs, anders CRS84); gaat voor Content-Crs. ${CRS_DESCRIPTION}`,
+        schema: { type: 'string' },
+        // The index prefilter of `within`; the core's exact test (JTS) then runs on these candidates only.
+        filter: (query, _value, ctx) => {
+          const extent = withinExtent.get(ctx);
+          if (extent) query.whereRaw('zaak.zaakgeometrie_bbox <@ ?::box', [boxLiteral(extent)]);
+        },
+      });
       for (const operation of [...featureOperations(api.operations(), storageCrs), ...searchOperations(api.operations(), storageCrs)]) api.addOperation(operation);
       for (const id of BBOX_LISTS) {
         api.addQueryParameter(id, { name: 'bbox-crs', description: `Het CRS van bbox (standaard CRS84). ${CRS_DESCRIPTION}`, schema: { type: 'string' } });
@@ -119,7 +190,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
           description:
             'Alleen zaken waarvan de zaakgeometrie deze rechthoek snijdt: minx,miny,maxx,maxy (of 6 getallen met hoogten), in de asvolgorde van bbox-crs.',
           schema: { type: 'string' },
-          filter: (query, _value, ctx) => void query.whereIn('zaak.id', inBbox.get(ctx) ?? []),
+          // One array parameter, not one per id: a town holds hundreds of zaken, planned for each request.
+          filter: (query, _value, ctx) => void query.whereRaw('zaak.id = any(?::bigint[])', [`{${(inBbox.get(ctx) ?? []).join(',')}}`]),
         });
       }
       api.addOperation({
@@ -156,10 +228,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
         if (BBOX_LISTS.includes(id)) await bboxIds(ctx);
         if (!WITH_GEOMETRY.has(id)) return undefined;
         wanted.set(ctx, responseCrs(ctx.query.crs, ctx.req.get('accept-crs')));
-        const within = (ctx.body?.zaakgeometrie as { within?: Geometry } | undefined)?.within;
-        if (id === 'zaak__zoek' && within) {
-          ctx.body!.zaakgeometrie = { within: toStorage(within, contentCrs(ctx.req.get('content-crs')), 'zaakgeometrie.within') };
-        }
+        if (id === 'zaak__zoek') withinSearch(ctx);
         return undefined;
       },
     },
@@ -171,7 +240,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       if (geometry) ctx.data!.zaakgeometrie = toStorage(geometry, crs, 'zaakgeometrie');
     },
 
-    serialize(body, ctx) {
+    async serialize(body, ctx) {
       // The API root doubles as the OGC API landing page.
       if (ctx.operation.id === 'api_root') return { title: 'Zaken API', ...(body as object), links: landingLinks(ctx.baseUrl) };
       if (!WITH_GEOMETRY.has(ctx.operation.id) || ctx.response.status >= 300) return undefined;
@@ -182,7 +251,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       const target = asked?.crs ?? (geometries.some((g) => g && is3d(g)) ? CRS84H : CRS84);
       ctx.response.headers['content-crs'] = asked?.header ?? target.uri;
       if (target === storageCrs) return undefined;
-      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inCrs(geometries[i]!, storageCrs, target) } : zaak));
+      const inTarget = rdCopies && target === RD_NEW ? await fromRdCopies(ctx, zaken) : geometries.map((geometry) => inCrs(geometry ?? null, storageCrs, target));
+      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inTarget[i] } : zaak));
       return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
     },
 
@@ -192,7 +262,9 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       if (change.before && JSON.stringify(change.before.zaakgeometrie) === JSON.stringify(geometry)) return;
       const box = geometry ? extentOf(geometry) : undefined;
       const uuid = String(change.after.url).split('/').pop();
-      await change.tx('zaak').where({ uuid }).update({ zaakgeometrie_bbox: box ? boxLiteral(box) : null });
+      // A copy is cleared when the option is off: turned on again, it must not answer an old geometry.
+      const rdCopy = rdCopies && geometry ? rdCopyOf(geometry) : null;
+      await change.tx('zaak').where({ uuid }).update({ zaakgeometrie_bbox: box ? boxLiteral(box) : null, zaakgeometrie_rd: rdCopy });
     },
   };
 }
