@@ -151,8 +151,7 @@ for (const backend of BACKENDS) {
 
     if (backend.name === 'PostgreSQL') {
       it('under real concurrency, many rounds: a limited write lands before the raise (and shows the old confidentiality) or is refused', async () => {
-        let landed = 0;
-        let refused = 0;
+        // Which outcome a round gets is the scheduler's; each is checked as it comes.
         for (let round = 0; round < 40; round++) {
           const zaak = await created('/zaken', zaakInput({ vertrouwelijkheidaanduiding: 'intern' }));
           const [limited, raised] = await Promise.all([
@@ -163,16 +162,14 @@ for (const backend of BACKENDS) {
           const now = (await admin(zaak.url)).body;
           assert.equal(now.vertrouwelijkheidaanduiding, 'geheim');
           if (limited.status === 200) {
-            landed++;
             assert.equal(limited.body.vertrouwelijkheidaanduiding, 'intern', `round ${round}: the answer shows the zaak before the raise`);
             assert.equal(now.toelichting, `ronde ${round}`);
           } else {
-            refused++;
             assert.equal(limited.status, 403, `round ${round}: ${limited.text}`);
             assert.equal(now.toelichting, '', `round ${round}: a refused write changed nothing`);
           }
         }
-        assert.equal(landed + refused, 40);
+
       });
     }
   });
