@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
-import { ProblemError } from '../../src/plugin-api.js';
+import { ProblemError, TtlCache } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
 import { checkCertificateBinding, checkDpopProof, clientCertificate, databaseProofMemory, PROOF_MIGRATION, ProofError, type ProofMemory } from './proof.js';
 
@@ -108,8 +108,8 @@ export function oauth(options: OauthOptions): Plugin {
   const dpop = { algorithms: options.dpop?.algorithms ?? ['PS256', 'ES256'], windowSeconds: options.dpop?.windowSeconds ?? 60, leewaySeconds: leeway };
   const fetchSettings: AuthorizationServerFetch = { ca: options.fetch?.ca, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
   let rememberProof: ProofMemory;
-  const introspected = new Map<string, JWTPayload>();
-  const INTROSPECTED_MAX = 10_000;
+  const introspected = new TtlCache<JWTPayload>(10_000, 0);
+  let assertionKey: Promise<CryptoKey | Uint8Array> | undefined;
   if (options.introspection && !options.issuers.includes(options.introspection.issuer)) throw new Error('oauth: the introspection issuer must be one of issuers');
   const issuers = new Map<string, Promise<Issuer>>();
   let table: Record<string, string[]> = options.scopes ?? {};
@@ -197,7 +197,8 @@ export function oauth(options: OauthOptions): Plugin {
 
   /** The registry's `private_key_jwt` assertion for the introspection endpoint. */
   async function clientAssertion(introspection: NonNullable<OauthOptions['introspection']>): Promise<string> {
-    const key = 'kty' in introspection.privateKey ? await importJWK(introspection.privateKey as JWK, 'PS256') : introspection.privateKey;
+    assertionKey ??= 'kty' in introspection.privateKey ? importJWK(introspection.privateKey as JWK, 'PS256') : Promise.resolve(introspection.privateKey as CryptoKey);
+    const key = await assertionKey;
     return new SignJWT({ jti: randomUUID() })
       .setProtectedHeader({ alg: 'PS256' })
       .setIssuer(introspection.clientId)
@@ -208,14 +209,19 @@ export function oauth(options: OauthOptions): Plugin {
       .sign(key);
   }
 
-  /** RFC 7662: what the issuer says of an opaque token, held to the same rules as a JWT's claims. */
+  /**
+   * RFC 7662: what the issuer says of an opaque token, held to the same rules as a JWT's claims.
+   * Accepted answers are kept until the token's `exp`; concurrent requests with one token ask once.
+   */
   async function introspect(token: string): Promise<JWTPayload> {
     const introspection = options.introspection;
     if (!introspection) throw invalidToken('Het access token is geen JWT.', 'not a JWT');
     const key = createHash('sha256').update(token).digest('base64url');
+    return introspected.get(key, () => askIssuer(token, introspection), (claims) => (claims.exp! + leeway) * 1000 - Date.now());
+  }
+
+  async function askIssuer(token: string, introspection: NonNullable<OauthOptions['introspection']>): Promise<JWTPayload> {
     const now = Date.now() / 1000;
-    const cached = introspected.get(key);
-    if (cached && cached.exp! + leeway > now) return cached;
     let answer: Record<string, unknown>;
     try {
       const { metadata } = await issuer(introspection.issuer);
@@ -237,8 +243,6 @@ export function oauth(options: OauthOptions): Plugin {
     if (!audiences.includes(options.audience)) throw invalidToken(`Het access token is niet voor deze registratie (aud moet ${options.audience} bevatten).`, 'audience');
     if (typeof claims.exp !== 'number') throw invalidToken("Het access token heeft geen 'exp'.", 'no exp');
     if (claims.exp + leeway <= now) throw invalidToken('Het access token is verlopen.', 'expired');
-    if (introspected.size >= INTROSPECTED_MAX) introspected.delete(introspected.keys().next().value!);
-    introspected.set(key, claims);
     return claims;
   }
 

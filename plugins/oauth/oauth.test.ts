@@ -27,6 +27,8 @@ const UNREACHABLE_ISSUER = 'https://127.0.0.1:1';
 interface AuthorizationServer {
   issuer: string;
   server: Server;
+  /** The paths asked, in order. */
+  requests: string[];
   signingKey: JWK;
   signingPrivateKey: CryptoKey;
 }
@@ -53,8 +55,10 @@ async function startAuthorizationServer(clients: ClientMetadata[], accessTokenFo
     login: async () => USER.id,
     accessTokenFormat,
   });
+  const requests: string[] = [];
+  server.on('request', (req) => void requests.push(req.url ?? ''));
   server.on('request', handler);
-  return { issuer, server, signingKey, signingPrivateKey: keys.privateKey };
+  return { issuer, server, requests, signingKey, signingPrivateKey: keys.privateKey };
 }
 
 const confidential = async (clientId: string, extra: Partial<ClientMetadata> = {}) => {
@@ -414,7 +418,13 @@ describe('oauth: NL GOV profile against the example authorization server', funct
           const { access_token } = await tokensFor('zaaksysteem', 'zaken.lezen', { server: opaqueAs });
           assert.throws(() => decodeJwt(access_token), 'an opaque token');
           const headers = { ...bearer(access_token), 'accept-crs': 'EPSG:4326' };
+          const introspections = () => opaqueAs.requests.filter((url) => url.includes('introspect')).length;
+          const before = introspections();
+          // Concurrent requests with one new token ask the issuer once; later ones not at all (cached until exp).
+          const answers = await Promise.all([1, 2, 3].map(() => https(zaken, { headers })));
+          assert.deepEqual(answers.map((a) => a.status), [200, 200, 200]);
           assert.equal((await https(zaken, { headers })).status, 200);
+          assert.equal(introspections() - before, 1);
           const needsScope = await https(zaken, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-crs': 'EPSG:4326' }, body: JSON.stringify(zaakInput()) });
           assert.equal(needsScope.status, 403);
           assert.equal(needsScope.body.code, 'insufficient-scope');
@@ -547,7 +557,7 @@ describe('oauth: the issuer rotates its signing key', function () {
       preset: 'none',
       catalog: testCatalog(),
       logger: consoleLogger('silent'),
-      plugins: [oauth({ issuers: [issuer], audience: REGISTRY, fetch: { ca: TLS.ca }, jwks: { cooldownSeconds: 1 }, authorizations: staticAuthorizations([{ clientIds: ['zaaksysteem'], label: 'Zaaksysteem', heeftAlleAutorisaties: true, autorisaties: [] }]) })],
+      plugins: [oauth({ issuers: [issuer], audience: REGISTRY, fetch: { ca: TLS.ca }, jwks: { cooldownSeconds: 1, maxAgeSeconds: 3 }, authorizations: staticAuthorizations([{ clientIds: ['zaaksysteem'], label: 'Zaaksysteem', heeftAlleAutorisaties: true, autorisaties: [] }]) })],
     });
     const listening = await registry.listen(0, '127.0.0.1');
     zaken = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/zaken/api/v1/zaken`;
@@ -559,7 +569,7 @@ describe('oauth: the issuer rotates its signing key', function () {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it('refetches the JWKS for a new kid, and not again for an unknown one within the cooldown', async () => {
+  it('refetches the JWKS for a new kid, not again for an unknown one within the cooldown, and once it is older than maxAgeSeconds', async () => {
     const first = await key('key-1');
     published = [first.jwk];
     const firstAnswer = await read(await tokenSignedBy(first));
@@ -583,6 +593,11 @@ describe('oauth: the issuer rotates its signing key', function () {
       assert.equal(answer.body.code, 'invalid-token');
     }
     assert.equal(jwksFetches, 2, 'rate-limited refresh');
+
+    // Past maxAgeSeconds the set is fetched again, also for a kid it holds.
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    assert.equal((await read(await tokenSignedBy(second))).status, 200);
+    assert.equal(jwksFetches, 3, 'refetched once the set is older than maxAgeSeconds');
   });
 });
 

@@ -11,7 +11,8 @@ export class TtlCache<V> {
     private readonly ttlMs: number,
   ) {}
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  /** `ttlOf` gives a loaded value its own time to live in ms (a token's until its `exp`); default the cache's. */
+  async get(key: string, load: () => Promise<V>, ttlOf?: (value: V) => number): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > Date.now()) {
       // Re-insert to mark it most recently used.
@@ -23,7 +24,7 @@ export class TtlCache<V> {
     if (inFlight) return inFlight;
     const promise = load().then(
       (value) => {
-        this.set(key, value);
+        this.set(key, value, ttlOf?.(value));
         return value;
       },
       (error: unknown) => {
@@ -38,9 +39,9 @@ export class TtlCache<V> {
     }
   }
 
-  set(key: string, value: V): void {
+  set(key: string, value: V, ttlMs = this.ttlMs): void {
     this.entries.delete(key);
-    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { value, expires: Date.now() + ttlMs });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
   }
 
