@@ -22,7 +22,7 @@ export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
 export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
-export { PluginError } from './plugin-host.js';
+export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { TtlCache } from './remote/cache.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';

@@ -19,7 +19,7 @@ import { drainableServer, startListening, type DrainableServer } from './ops/shu
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
-import { PluginHost } from './plugin-host.js';
+import { PluginError, PluginHost } from './plugin-host.js';
 import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
@@ -238,7 +238,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       await plugin.setup(api);
     } catch (error) {
       await storage.close();
-      throw new Error(`plugin "${plugin.name}" failed in setup: ${(error as Error).message}`, { cause: error });
+      throw new PluginError(plugin.name, 'setup', error);
     }
   }
   assembling = false;

@@ -1,11 +1,6 @@
 import type { JsonSchema, Operation } from '../operation.js';
-
-/** Part of an OpenAPI document that plugins merge in (components, extra paths, tags). */
-export interface OpenApiFragment {
-  paths?: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, JsonSchema>; [section: string]: Record<string, unknown> | undefined };
-  tags?: { name: string; description?: string }[];
-}
+import type { OpenApiFragment } from '../plugin-types.js';
+export type { OpenApiFragment };
 
 export interface OpenApiInfo {
   version: string;
