@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The library: ESM + CJS with type declarations. Plugins get subpath entries here as they land.
-    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts', testing: 'src/testing/index.ts' },
+    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts', testing: 'src/testing/index.ts', objection: 'src/objection/index.ts' },
     // One copy of the core shared by the entries, in CommonJS too: a plugin's `ProblemError` must be the one `zaakregister/testing`'s registry catches.
     splitting: true,
     format: ['esm', 'cjs'],
