@@ -5,8 +5,8 @@ export default defineConfig([
   {
     // The library: ESM + CJS with type declarations. Plugins get subpath entries here as they land.
     entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts', testing: 'src/testing/index.ts', objection: 'src/objection/index.ts' },
-    // One copy of the core shared by the entries, in CommonJS too: a plugin's `ProblemError` must be the one `zaakregister/testing`'s registry catches.
-    splitting: true,
+    // zaakregister/testing imports the core by the package's name: one copy of it, shared with the host's plugins.
+    external: ['zaakregister'],
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

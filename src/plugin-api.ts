@@ -1,6 +1,17 @@
 /**
- * The API plugins build on: everything the package exports except the registry factory itself, so
- * a built-in plugin can import it without a cycle through `createRegistry`'s presets.
+ * The plugin API: what a plugin (and the package's users) may build on, everything the package exports
+ * except the registry factory itself, so a built-in plugin can import it without a cycle through
+ * `createRegistry`'s presets. Its types live in the leaf `plugin-types.ts`.
+ *
+ * A plugin is a `Plugin` object: a `name`, optionally `apiVersion` (checked against
+ * `PLUGIN_API_VERSION`), `dependencies`, `setup` (`SetupApi`: operations, query parameters, body
+ * properties, migrations, OpenAPI fragments, problem codes, delivery handlers, API versions) and
+ * `close`, and any of the hooks of `RequestHooks` (in request order: onRequest, authenticate,
+ * authorize, preHandler, validate, beforeWrite, afterWrite, afterCommit, serialize, onResponse) and
+ * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged). Each hook's documentation gives its kind,
+ * when it runs, what it may return and what a throw does; `Hook` gives the order.
+ *
+ * @packageDocumentation
  */
 export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';

@@ -204,36 +204,76 @@ export interface RequestContext {
 }
 
 type HookFn<Args extends unknown[], R> = (...args: Args) => R | Promise<R>;
-/** A hook is a function, or `{ order, handler }` to run it before (`pre`) or after (`post`) the others. */
+/**
+ * A hook is a function, or `{ order, handler }` to move it before (`pre`) or after (`post`) the others.
+ * Order: the hooks of one name run in plugin registration order, `pre` hooks first and `post` hooks
+ * last. A throw: a `ProblemError` (`invalidParam`, `validationError`, `new ProblemError(code)`) is
+ * answered as that problem; any other error becomes a `PluginError` naming the plugin and the hook,
+ * answered as a 500 (`afterCommit` excepted: logged only).
+ */
 export type Hook<Args extends unknown[], R = void> = HookFn<Args, R> | { order?: 'pre' | 'post'; handler: HookFn<Args, R> };
 
+/**
+ * The request hooks, in the order they run for one request (`REQUEST_HOOKS`). Kind: *sequential* hooks
+ * run one after the other and each is awaited; *first* hooks stop at the first that returns a value;
+ * *parallel* hooks run together.
+ */
 export interface RequestHooks {
-  /** Sequential. Every request, before authentication. */
+  /**
+   * Kind: sequential. Runs on every request of a registry route, before authentication.
+   * Returns: nothing. A throw: the request is answered with that problem (500 for other errors).
+   */
   onRequest: Hook<[ctx: RequestContext]>;
-  /** First: the first hook to return a principal wins. No principal on a protected operation → 401. */
+  /**
+   * Kind: first. After `onRequest`. Returns: a `Principal` to accept the request (the first hook
+   * returning one wins; later ones do not run), or undefined to leave it to the next. No principal on an
+   * authenticated operation → 401. A throw: that problem (a 401 for a bad token), 500 for other errors.
+   */
   authenticate: Hook<[ctx: RequestContext], Principal | undefined>;
   /**
-   * Sequential. After input is parsed and the current record loaded; throw a 403 problem to refuse.
+   * Kind: sequential. After input is parsed, the operation's `load` ran and the scopes were checked.
    * Writes on zaken run it again inside their transaction, with `ctx.tx` set and `ctx.zaak` as locked.
+   * Returns: nothing. A throw: refuses the request (throw a 403 problem: `permission_denied`).
    */
   authorize: Hook<[ctx: RequestContext]>;
   /**
-   * First: after `authorize`, before the operation's work (and, for writes, before `validate`). The
-   * first hook to return a response answers the request instead: the operation, the write hooks and
-   * `serialize` do not run, `onResponse` does. For answers that need no work, such as a 304 from a cache.
+   * Kind: first. After `authorize`, before the operation's work (for writes, before `validate`).
+   * Returns: a `ResponseState` to answer the request instead (the operation, the write hooks and
+   * `serialize` do not run, `onResponse` does), or undefined to go on. For answers that need no work,
+   * such as a 304 from a cache. A throw: that problem.
    */
   preHandler: Hook<[ctx: RequestContext], ResponseState | undefined>;
-  /** Sequential, writes only, before the transaction. Throw a 400 problem for a broken business rule. */
+  /**
+   * Kind: sequential. Writes only, before the transaction (it may fetch remote data). Returns: nothing.
+   * A throw of a 400 problem (`invalidParam`) is a broken business rule: the later `validate` hooks do
+   * not run, and its invalid params are answered with those of the operation's own rules in one 400.
+   */
   validate: Hook<[ctx: RequestContext]>;
-  /** Sequential, writes only, inside the transaction, before the storage write: derive fields on `ctx.data`. */
+  /**
+   * Kind: sequential. Writes only, inside the transaction (`ctx.tx`), before the storage write: derive
+   * fields on `ctx.data`. Returns: nothing. A throw rolls the transaction back and is answered.
+   */
   beforeWrite: Hook<[ctx: RequestContext]>;
-  /** Sequential, writes only, same transaction, after the storage write: `ctx.result` holds the new state. */
+  /**
+   * Kind: sequential. Writes only, same transaction, after the storage write: `ctx.result` holds the
+   * new state. Returns: nothing. A throw rolls the whole write back and is answered.
+   */
   afterWrite: Hook<[ctx: RequestContext]>;
-  /** Parallel, writes only, after commit. A throw is logged, never answered. */
+  /**
+   * Kind: parallel. Writes only, after commit. Returns: nothing. A throw is logged (naming the plugin
+   * and hook), never answered: the write has happened. Work that must not be lost belongs in the outbox.
+   */
   afterCommit: Hook<[ctx: RequestContext]>;
-  /** Sequential. Return a new body to replace the response body, or nothing to keep it. */
+  /**
+   * Kind: sequential, each hook getting the body the previous one produced. Returns: a new body to
+   * replace the response body, or undefined to keep it. A throw: that problem, 500 for other errors.
+   */
   serialize: Hook<[body: unknown, ctx: RequestContext], unknown>;
-  /** Sequential. Every response of a registry route, errors included (`ctx.error` is set then). */
+  /**
+   * Kind: sequential. Every response of a registry route, errors included (`ctx.error` is set then):
+   * set headers on `ctx.response`. Returns: nothing. A throw: answered as that problem (500 for other
+   * errors); while an error is being answered, it is logged and the first answer stands.
+   */
   onResponse: Hook<[ctx: RequestContext]>;
 }
 
@@ -293,9 +333,21 @@ export interface ResourceChange {
  * besides `einddatum` (archive parameters) is for these hooks. Sequential, in registration order.
  */
 export interface ZaakHooks {
+  /**
+   * Kind: sequential, inside the transaction that sets the zaak's end status. Add zaak fields (archive
+   * values) to `transition.changes`. Returns: nothing. A throw rolls the status write back and is answered.
+   */
   zaakClosing: Hook<[transition: ZaakTransition]>;
+  /**
+   * Kind: sequential, inside the transaction that reopens the zaak (a status after its end status).
+   * Returns: nothing. A throw rolls the change back and is answered.
+   */
   zaakReopening: Hook<[transition: ZaakTransition]>;
-  /** Sequential, inside the write transaction: enqueue deliveries, keep derived data in step. A throw rolls back. */
+  /**
+   * Kind: sequential, inside the transaction of every change of a zaak or record, whatever its path
+   * (API, `services.zaken`, cascade): enqueue deliveries, keep derived data in step. Returns: nothing.
+   * A throw rolls the change back (a request answers it).
+   */
   resourceChanged: Hook<[change: ResourceChange]>;
 }
 
@@ -351,9 +403,16 @@ export interface Plugin extends Partial<RequestHooks>, Partial<ZaakHooks> {
   apiVersion?: string;
   /** Names of plugins that must be registered too; checked when the registry is assembled. */
   dependencies?: string[];
-  /** Sequential, once, while the registry is assembled (before migrations run). */
+  /**
+   * Kind: sequential, once per plugin in registration order, while `createRegistry` assembles the
+   * registry (before migrations run). Returns: nothing (may be async). A throw stops `createRegistry`
+   * with a `PluginError` naming the plugin and `setup`.
+   */
   setup?: (api: SetupApi) => void | Promise<void>;
-  /** Sequential in reverse registration order, when the registry closes. */
+  /**
+   * Kind: sequential, in reverse registration order, when the registry closes (after requests drained
+   * and the outbox stopped, before the storage closes). A throw is logged; the others still close.
+   */
   close?: () => void | Promise<void>;
 }
 

@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signZgwJwt, staticAuthorizations, type Applicatie } from '../auth/index.js';
-import { staticCatalog, type StaticCatalogData } from '../catalog/static-catalog.js';
-import { consoleLogger } from '../log.js';
-import { createRegistry, type Registry, type RegistryOptions } from '../registry.js';
+// Through the package's own name: the host's plugins and this module then share one copy of the core
+// (one `ProblemError` class), in CommonJS as in ES modules.
+import { consoleLogger, createRegistry, signZgwJwt, staticAuthorizations, staticCatalog, type Applicatie, type Registry, type RegistryOptions, type StaticCatalogData } from 'zaakregister';
 
 const CATALOGUS = 'http://catalogus.test/catalogi/api/v1';
 
