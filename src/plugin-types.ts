@@ -1,7 +1,8 @@
 /**
- * The types a plugin sees, in one leaf module: it imports nothing of the core's implementation (only
- * the lifecycle list and other type-only modules), so the dependency direction stays core → resources
- * → plugins. The implementation modules import their public types from here and re-export them.
+ * The types a plugin sees, in one leaf module: it imports only types, and only from modules that import
+ * nothing of the core themselves (the lifecycle list, the storage, catalog and logger types), so the
+ * dependency direction stays core → resources → plugins (`npm run lint:layers` checks it). The
+ * implementation modules import their public types from here and re-export them.
  */
 import type { Request } from 'express';
 import type { Knex } from 'knex';
