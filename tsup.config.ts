@@ -4,7 +4,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The library: ESM + CJS with type declarations. Plugins get subpath entries here as they land.
-    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts' },
+    entry: { index: 'src/index.ts', demo: 'src/demo.ts', crs: 'plugins/geo-crs/transform/index.ts', signing: 'plugins/signing/client.ts', testing: 'src/testing/index.ts', objection: 'src/objection/index.ts' },
+    // zaakregister/testing imports the core by the package's name: one copy of it, shared with the host's plugins.
+    external: ['zaakregister'],
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

@@ -5,7 +5,7 @@
 // Run after `npm run build`: `npm run test:pack`.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -217,6 +217,15 @@ step('TypeScript (node16) with the README examples');
   // npx itself ends by the signal; what counts is that the server it started is gone once it has drained.
   await waitForHttpGone('http://localhost:8000/zaken/api/v1');
   console.log(`${shell.length} shell examples run (blocks marked \`sh clone\` are for a clone of the repository: .ci/run works from one)`);
+}
+
+step('the plugin template (examples/plugin-template) builds and passes its tests against the tarball');
+{
+  const dir = path.join(work, 'plugin-template');
+  cpSync(path.join(root, 'examples/plugin-template'), dir, { recursive: true, filter: (source) => !/[/\\](node_modules|dist)$/.test(source) });
+  sh('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], dir);
+  // node --test prints TAP; a failing test makes npm test, and so this step, fail.
+  console.log(sh('npm', ['test'], dir).split('\n').filter((line) => /^# (tests|pass|fail)/.test(line)).join('\n'));
 }
 
 console.log('\npack smoke: all good');

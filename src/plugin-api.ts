@@ -1,6 +1,17 @@
 /**
- * The API plugins build on: everything the package exports except the registry factory itself, so
- * a built-in plugin can import it without a cycle through `createRegistry`'s presets.
+ * The plugin API: what a plugin (and the package's users) may build on, everything the package exports
+ * except the registry factory itself, so a built-in plugin can import it without a cycle through
+ * `createRegistry`'s presets. Its types live in the leaf `plugin-types.ts`.
+ *
+ * A plugin is a `Plugin` object: a `name`, optionally `apiVersion` (checked against
+ * `PLUGIN_API_VERSION`), `dependencies`, `setup` (`SetupApi`: operations, query parameters, body
+ * properties, migrations, OpenAPI fragments, problem codes, delivery handlers, API versions) and
+ * `close`, and any of the hooks of `RequestHooks` (in request order: onRequest, authenticate,
+ * authorize, preHandler, validate, beforeWrite, afterWrite, afterCommit, serialize, onResponse) and
+ * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged). Each hook's documentation gives its kind,
+ * when it runs, what it may return and what a throw does; `Hook` gives the order.
+ *
+ * @packageDocumentation
  */
 export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';
@@ -22,7 +33,7 @@ export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
 export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
-export { PluginError } from './plugin-host.js';
+export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { TtlCache } from './remote/cache.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';

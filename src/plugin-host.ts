@@ -9,25 +9,50 @@ interface BoundHook {
   handler: AnyHandler;
 }
 
-/** A non-problem error thrown by a plugin hook, tagged with where it came from (answered as 500). */
+/**
+ * The version of the plugin API this host provides (`major.minor`). A plugin declaring `apiVersion`
+ * loads on a host of the same major and at least its minor: minors add to the API, majors break it.
+ */
+export const PLUGIN_API_VERSION = '1.0';
+
+/**
+ * A non-problem error thrown by a plugin's hook (or `setup`), naming the plugin and the hook it came
+ * from; in a request it is answered as 500 with both in the log line.
+ */
 export class PluginError extends Error {
   constructor(
     readonly plugin: string,
     readonly hook: string,
     cause: unknown,
   ) {
-    super(`plugin "${plugin}" failed in hook "${hook}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`plugin "${plugin}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'PluginError';
   }
 }
 
-/** Checks names are unique and every declared dependency is registered. */
+const MAJOR_MINOR = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/** Refuses a plugin written against a plugin API this host does not provide. */
+function checkApiVersion(plugin: Plugin): void {
+  if (plugin.apiVersion === undefined) return;
+  const wanted = MAJOR_MINOR.exec(plugin.apiVersion);
+  if (!wanted) throw new TypeError(`plugin "${plugin.name}" declares apiVersion "${plugin.apiVersion}": expected major.minor, such as "${PLUGIN_API_VERSION}"`);
+  const [major, minor] = PLUGIN_API_VERSION.split('.').map(Number);
+  const [wantedMajor, wantedMinor] = [Number(wanted[1]), Number(wanted[2])];
+  if (wantedMajor !== major || wantedMinor > minor) {
+    const advice = wantedMajor < major ? 'use a version of the plugin written for this one' : 'upgrade zaakregister';
+    throw new Error(`plugin "${plugin.name}" needs zaakregister plugin API ${plugin.apiVersion}, but this zaakregister provides ${PLUGIN_API_VERSION}: ${advice}`);
+  }
+}
+
+/** Checks names are unique, every declared dependency is registered and every plugin fits the plugin API. */
 export function checkPlugins(plugins: readonly Plugin[]): void {
   const names = new Set<string>();
   for (const plugin of plugins) {
     if (!plugin || typeof plugin.name !== 'string' || !plugin.name) {
       throw new TypeError('every plugin needs a non-empty "name"');
     }
+    checkApiVersion(plugin);
     if (names.has(plugin.name)) throw new Error(`plugin "${plugin.name}" is registered twice`);
     names.add(plugin.name);
   }

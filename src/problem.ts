@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { InvalidParam } from './plugin-types.js';
+export type { InvalidParam };
 
 /**
  * The error catalogue: every top-level problem `code` the core can answer with, its HTTP status and
@@ -49,13 +51,6 @@ defineProblem('jwt-missing-iat-claim', 401, "Het JWT mist de claim 'iat'.");
 defineProblem('jwt-expired', 401, 'Het JWT is verlopen.');
 defineProblem('jwt-not-yet-valid', 401, 'Het JWT is nog niet geldig.');
 defineProblem('authorizations-unavailable', 503, 'De autorisaties konden niet worden opgehaald.');
-
-/** One entry of `invalidParams`: a dotted/indexed field name (`verlenging.duur`, `relevanteAndereZaken.0`). */
-export interface InvalidParam {
-  name: string;
-  code: string;
-  reason: string;
-}
 
 /** The application/problem+json body, in the ZGW shape. */
 export interface ProblemBody {

@@ -21,7 +21,7 @@ import { drainableServer, startListening, type DrainableServer } from './ops/shu
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo, type OpenApiTransform } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
-import { PluginHost } from './plugin-host.js';
+import { PluginError, PluginHost } from './plugin-host.js';
 import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
 import { defineProblem, problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
@@ -149,9 +149,8 @@ function basePathOf(baseUrl: string | undefined, version: string, count: number)
   return baseUrl ? new URL(versionedBaseUrl(baseUrl.replace(/\/+$/, ''), version, count)).pathname : `${DEFAULT_BASE_PATH}/v${majorOf(version)}`;
 }
 
-/** Assembles a registry from its options and plugins. */
-export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
-  const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
+/** The plugins of a registry: the preset's (unless replaced by name), the given ones, and authentication. */
+function choosePlugins(options: RegistryOptions, log: Logger): Plugin[] {
   const chosen = (options.plugins ?? []).flat();
   const names = new Set(chosen.map((p) => p.name));
   const plugins = [...presetPlugins(options.preset ?? 'standard').filter((p) => !names.has(p.name)), ...chosen];
@@ -161,6 +160,78 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   } else if (options.authorization) {
     plugins.unshift(...authenticationPlugins(options.authorization));
   }
+  return plugins;
+}
+
+/** What the plugins' `setup` calls add to, while the registry is assembled. */
+interface Assembly {
+  readonly operations: Operation[];
+  readonly migrations: Migration[];
+  readonly fragments: (OpenApiFragment | OpenApiTransform)[];
+  readonly deliveryHandlers: Map<string, DeliveryHandler>;
+  versions: ApiVersion[];
+  /** The plugin that set the versions, when one did. */
+  versionsSetBy?: string;
+  assembling: boolean;
+}
+
+/** The `SetupApi` one plugin's `setup` receives: each call adds to the assembly, and throws once it is over. */
+function setupApiFor(plugin: Plugin, assembly: Assembly, services: RegistryServices): SetupApi {
+  const { operations, fragments, deliveryHandlers } = assembly;
+  const whileAssembling = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => {
+    if (!assembly.assembling) throw new Error(`${what} is only possible during setup, before the registry starts`);
+    fn(...args);
+  };
+  return {
+    registry: services,
+    addOperation: whileAssembling('addOperation', (operation) => void operations.push(operation)),
+    addQueryParameter: whileAssembling('addQueryParameter', (operationId, parameter) => {
+      const operation = operations.find((o) => o.id === operationId);
+      if (!operation) throw new Error(`plugin "${plugin.name}": no operation "${operationId}"`);
+      operation.queryParameters = [...(operation.queryParameters ?? []), parameter];
+    }),
+    addMigrations: whileAssembling('addMigrations', (list) => void assembly.migrations.push(...list)),
+    addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
+    defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
+    addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
+      if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
+      deliveryHandlers.set(kind, handler);
+    }),
+    setApiVersions: whileAssembling('setApiVersions', (list) => {
+      // One owner of the version policy: a second plugin setting versions would silently win.
+      if (assembly.versionsSetBy) throw new Error(`plugin "${plugin.name}": the API versions were already set by plugin "${assembly.versionsSetBy}"`);
+      assembly.versions = checkedVersions(list);
+      assembly.versionsSetBy = plugin.name;
+    }),
+    addBodyProperty: whileAssembling('addBodyProperty', (operationId, name, schema) => {
+      const operation = operations.find((o) => o.id === operationId);
+      if (!operation?.requestBody) throw new Error(`plugin "${plugin.name}": no operation "${operationId}" with a request body`);
+      const body = operation.requestBody;
+      operation.requestBody = { ...body, properties: { ...(body.properties as object), [name]: schema } };
+      // A body documented by reference: the referenced schema gets the property too.
+      const documented = (operation.openapi.requestSchema?.$ref as string | undefined)?.match(/^#\/components\/schemas\/(\w+)$/)?.[1];
+      if (documented) fragments.push({ components: { schemas: { [documented]: { properties: { [name]: schema } } } } });
+    }),
+    operations: () => operations,
+  };
+}
+
+/** Runs each plugin's `setup` in registration order; a failure names the plugin. */
+async function runSetups(plugins: readonly Plugin[], assembly: Assembly, services: RegistryServices): Promise<void> {
+  for (const plugin of plugins) {
+    if (!plugin.setup) continue;
+    try {
+      await plugin.setup(setupApiFor(plugin, assembly, services));
+    } catch (error) {
+      throw new PluginError(plugin.name, 'setup', error);
+    }
+  }
+}
+
+/** Assembles a registry from its options and plugins. */
+export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+  const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
+  const plugins = choosePlugins(options, log);
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
@@ -176,13 +247,18 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   });
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
-  const deliveryHandlers = new Map<string, DeliveryHandler>();
-  const outbox = createOutbox(storage.knex, deliveryHandlers, log, options.outbox);
-  let versions: ApiVersion[] = [{ version: options.info?.version ?? ZAKEN_API_VERSION }];
-  let versionsSetBy: string | undefined;
+  const assembly: Assembly = {
+    operations: [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()],
+    migrations: [...coreMigrations],
+    fragments: [zaakOpenApi, ...records.fragments, audittrailOpenApi],
+    deliveryHandlers: new Map(),
+    versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
+    assembling: true,
+  };
+  const outbox = createOutbox(storage.knex, assembly.deliveryHandlers, log, options.outbox);
   const services: RegistryServices = {
     get apiVersion() {
-      return versions[versions.length - 1].version;
+      return assembly.versions[assembly.versions.length - 1].version;
     },
     storage,
     catalog: options.catalog ?? httpCatalog({ remote, onLookup: metrics.observeCache }),
@@ -194,56 +270,14 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     strictNulls: options.strictNulls ?? false,
   };
 
-  const operations: Operation[] = [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()];
-  const migrations: Migration[] = [...coreMigrations];
-  const fragments: (OpenApiFragment | OpenApiTransform)[] = [zaakOpenApi, ...records.fragments, audittrailOpenApi];
-  let assembling = true;
-  const whileAssembling = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => {
-    if (!assembling) throw new Error(`${what} is only possible during setup, before the registry starts`);
-    fn(...args);
-  };
-  for (const plugin of plugins) {
-    if (!plugin.setup) continue;
-    const api: SetupApi = {
-      registry: services,
-      addOperation: whileAssembling('addOperation', (operation) => void operations.push(operation)),
-      addQueryParameter: whileAssembling('addQueryParameter', (operationId, parameter) => {
-        const operation = operations.find((o) => o.id === operationId);
-        if (!operation) throw new Error(`plugin "${plugin.name}": no operation "${operationId}"`);
-        operation.queryParameters = [...(operation.queryParameters ?? []), parameter];
-      }),
-      addMigrations: whileAssembling('addMigrations', (list) => void migrations.push(...list)),
-      addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
-      defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
-      addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
-        if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
-        deliveryHandlers.set(kind, handler);
-      }),
-      setApiVersions: whileAssembling('setApiVersions', (list) => {
-        // One owner of the version policy: a second plugin setting versions would silently win.
-        if (versionsSetBy) throw new Error(`plugin "${plugin.name}": the API versions were already set by plugin "${versionsSetBy}"`);
-        versions = checkedVersions(list);
-        versionsSetBy = plugin.name;
-      }),
-      addBodyProperty: whileAssembling('addBodyProperty', (operationId, name, schema) => {
-        const operation = operations.find((o) => o.id === operationId);
-        if (!operation?.requestBody) throw new Error(`plugin "${plugin.name}": no operation "${operationId}" with a request body`);
-        const body = operation.requestBody;
-        operation.requestBody = { ...body, properties: { ...(body.properties as object), [name]: schema } };
-        // A body documented by reference: the referenced schema gets the property too.
-        const documented = (operation.openapi.requestSchema?.$ref as string | undefined)?.match(/^#\/components\/schemas\/(\w+)$/)?.[1];
-        if (documented) fragments.push({ components: { schemas: { [documented]: { properties: { [name]: schema } } } } });
-      }),
-      operations: () => operations,
-    };
-    try {
-      await plugin.setup(api);
-    } catch (error) {
-      await storage.close();
-      throw new Error(`plugin "${plugin.name}" failed in setup: ${(error as Error).message}`, { cause: error });
-    }
+  try {
+    await runSetups(plugins, assembly, services);
+  } catch (error) {
+    await storage.close();
+    throw error;
   }
-  assembling = false;
+  assembly.assembling = false;
+  const { operations, migrations, fragments, versions } = assembly;
 
   const documents = new Map<string, Record<string, unknown>>();
   const openapi = (version = services.apiVersion) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { requireOmschrijving } from '../examples/vendor-plugin.js';
-import { ProblemError, createRegistry, consoleLogger, pgliteStorage, type Plugin, type RequestContext } from '../src/index.js';
+import { PLUGIN_API_VERSION, PluginError, ProblemError, createRegistry, consoleLogger, pgliteStorage, type Plugin, type RequestContext } from '../src/index.js';
+import { PluginHost } from '../src/plugin-host.js';
 import { startRegistry, testCatalog, zaakInput, type TestServer } from './helpers/registry.js';
 
 describe('plugin host and request lifecycle', () => {
@@ -112,6 +113,27 @@ describe('plugin host and request lifecycle', () => {
     } finally {
       await registry.close();
     }
+  });
+
+  it('names the plugin and the hook of a failure, in setup and in hooks', async () => {
+    const setupFailure = await createRegistry({ storage: 'memory', plugins: [{ name: 'broken', setup: () => Promise.reject(new Error('no config')) }] }).catch((error) => error);
+    assert.ok(setupFailure instanceof PluginError);
+    assert.deepEqual([setupFailure.plugin, setupFailure.hook, setupFailure.message], ['broken', 'setup', 'plugin "broken" failed in setup: no config']);
+    const host = new PluginHost([{ name: 'fine' }, { name: 'crashing', validate: () => { throw new Error('boom'); } }], consoleLogger('silent'));
+    const hookFailure = await host.run('validate', {} as RequestContext).catch((error) => error);
+    assert.ok(hookFailure instanceof PluginError);
+    assert.deepEqual([hookFailure.plugin, hookFailure.hook, hookFailure.message], ['crashing', 'validate', 'plugin "crashing" failed in validate: boom']);
+  });
+
+  it('refuses a plugin written for a newer or another major plugin API, with what to do', async () => {
+    const [major, minor] = PLUGIN_API_VERSION.split('.').map(Number);
+    const load = (apiVersion: string) => createRegistry({ storage: 'memory', logger: consoleLogger('silent'), plugins: [{ name: 'vendor', apiVersion }] });
+    await assert.rejects(load(`${major}.${minor + 1}`), { message: `plugin "vendor" needs zaakregister plugin API ${major}.${minor + 1}, but this zaakregister provides ${PLUGIN_API_VERSION}: upgrade zaakregister` });
+    await assert.rejects(load(`${major + 1}.0`), /upgrade zaakregister/);
+    await assert.rejects(load(`${major - 1}.0`), /use a version of the plugin written for this one/);
+    await assert.rejects(load('1'), /expected major\.minor/);
+    const registry = await load(`${major}.0`);
+    await registry.close();
   });
 
   it('lets a plugin add an operation, a query parameter, a migration, a problem code and OpenAPI', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import { startTestRegistry, TEST_RSIN, type TestRegistry } from 'zaakregister/testing';
 import { BACKENDS } from '../../test/helpers/backends.js';
-import { RSIN, startRegistry, type TestServer } from '../../test/helpers/registry.js';
 import { startResourceServer, type ResourceServer } from '../../test/helpers/zgw-servers.js';
 import { startZgwWorld, type ZgwWorld } from '../../test/helpers/zgw-world.js';
 import { addDuration, parseDate } from './derivation.js';
@@ -32,7 +32,7 @@ for (const backend of BACKENDS) {
   describe(`archive plugin (zrc-021) on ${backend.name}`, function () {
     let world: ZgwWorld;
     let remote: ResourceServer;
-    let api: TestServer;
+    let api: TestRegistry;
     const resultaattypen: Record<string, string> = {};
 
     const post = (path: string, json: unknown) => api.request(path, { method: 'POST', json });
@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
       return response.body;
     };
     const newZaak = (extra: Record<string, unknown> = {}) =>
-      created('/zaken', { zaaktype: world.zaaktype, bronorganisatie: RSIN, verantwoordelijkeOrganisatie: RSIN, startdatum: '2024-01-01', ...extra });
+      created('/zaken', { zaaktype: world.zaaktype, bronorganisatie: TEST_RSIN, verantwoordelijkeOrganisatie: TEST_RSIN, startdatum: '2024-01-01', ...extra });
     /** Gives the zaak a resultaat of `kind` and closes it on `day` (the client's own date); the zaak afterwards. */
     const close = async (zaak: any, kind: string, day = '2024-03-05') => {
       await created('/resultaten', { zaak: zaak.url, resultaattype: resultaattypen[kind] });
@@ -101,7 +101,7 @@ for (const backend of BACKENDS) {
         resultaattypen: [...zaaktype.resultaattypen, ...Object.values(resultaattypen)],
         eigenschappen: [...zaaktype.eigenschappen, eigenschap],
       });
-      api = await startRegistry(await backend.open(), { preset: 'standard', catalog: undefined, remote: { allowedHosts: [...world.allowedHosts, remote.host] } });
+      api = await startTestRegistry({ storage: await backend.open(), catalog: undefined, remote: { allowedHosts: [...world.allowedHosts, remote.host] } });
     });
     after(async () => {
       await api?.close();

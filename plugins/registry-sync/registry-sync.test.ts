@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
+import { startTestRegistry, zaakInput, type TestRegistry } from 'zaakregister/testing';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { startRelationRegistry, type RelationRegistryServer } from '../../test/helpers/relation-servers.js';
-import { startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { registryBase, registrySync } from './index.js';
 
 const FAST_OUTBOX = { backoffBaseMs: 20, backoffMaxMs: 100, timeoutMs: 500, pollIntervalMs: 50, maxAttempts: 4, leaseMs: 2000 };
@@ -17,7 +17,7 @@ describe('registry-sync: registryBase', () => {
 
 for (const backend of BACKENDS) {
   describe(`registry-sync plugin on ${backend.name}`, () => {
-    let api: TestServer;
+    let api: TestRegistry;
     let documenten: RelationRegistryServer;
     let verzoeken: RelationRegistryServer;
     let contactmomenten: RelationRegistryServer;
@@ -33,7 +33,9 @@ for (const backend of BACKENDS) {
         startRelationRegistry('verzoeken'),
         startRelationRegistry('contactmomenten'),
       ]);
-      api = await startRegistry(await backend.open(), {
+      api = await startTestRegistry({
+        storage: await backend.open(),
+        preset: 'none',
         plugins: [registrySync()],
         remote: {
           allowedHosts: [documenten.host, verzoeken.host, contactmomenten.host],

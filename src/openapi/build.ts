@@ -1,17 +1,6 @@
 import type { JsonSchema, Operation } from '../operation.js';
-
-/** Part of an OpenAPI document that plugins merge in (components, extra paths, tags). */
-export interface OpenApiFragment {
-  paths?: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, JsonSchema>; [section: string]: Record<string, unknown> | undefined };
-  tags?: { name: string; description?: string }[];
-}
-
-/**
- * A change to the whole document, run after every fragment is merged: for what a fragment cannot
- * name in advance, such as a header on every response of every operation.
- */
-export type OpenApiTransform = (document: Record<string, unknown>) => void;
+import type { OpenApiFragment, OpenApiTransform } from '../plugin-types.js';
+export type { OpenApiFragment, OpenApiTransform };
 
 export interface OpenApiInfo {
   version: string;

@@ -2,22 +2,8 @@ import type { Logger } from '../log.js';
 import type { ClaimedEntry, OutboxStore } from './store.js';
 import { inRequestScope } from '../ops/request-scope.js';
 import { inSpan } from '../ops/tracing.js';
-
-/** What a handler receives: the stored delivery, and a signal that aborts it (timeout, shutdown). */
-export interface OutboxDelivery {
-  id: number;
-  kind: string;
-  target: string;
-  key: string | null;
-  payload: Record<string, unknown>;
-  /** This attempt's number, from 1. */
-  attempt: number;
-  createdAt: string;
-  signal: AbortSignal;
-}
-
-/** Delivers one delivery; resolves when the target has it. A throw is a failed attempt. */
-export type DeliveryHandler = (delivery: OutboxDelivery) => Promise<void>;
+import type { OutboxDelivery, DeliveryHandler, DispatcherStats } from '../plugin-types.js';
+export type { OutboxDelivery, DeliveryHandler, DispatcherStats };
 
 /** Throw it from a handler when retrying cannot help (the target refuses the payload): the delivery fails at once. */
 export class DeliveryError extends Error {
@@ -49,14 +35,6 @@ export interface DispatcherOptions {
   backoffMaxMs?: number;
   /** How long a claim holds before another instance may take the delivery over (default 3 × timeout, at least 30 s). */
   leaseMs?: number;
-}
-
-export interface DispatcherStats {
-  inFlight: number;
-  /** Since start, in this instance. */
-  delivered: number;
-  failedAttempts: number;
-  gaveUp: number;
 }
 
 const SHUTDOWN = 'registry shutting down';

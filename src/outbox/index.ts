@@ -1,28 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log.js';
-import { Dispatcher, type DeliveryHandler, type DispatcherOptions, type DispatcherStats } from './dispatcher.js';
-import { outboxStore, type Delivery, type OutboxCounts, type OutboxEntry, type OutboxSelection } from './store.js';
-
+import { Dispatcher, type DeliveryHandler, type DispatcherOptions } from './dispatcher.js';
+import { outboxStore } from './store.js';
+import type { Outbox } from '../plugin-types.js';
+export type { Outbox };
 export { DeliveryError, type DeliveryHandler, type DispatcherOptions, type DispatcherStats, type OutboxDelivery } from './dispatcher.js';
 export type { Delivery, OutboxCounts, OutboxEntry, OutboxSelection } from './store.js';
-
-/**
- * The transactional outbox: deliveries to other registries are written in the transaction of the
- * change they announce (so they exist exactly when the change does) and delivered after commit, with
- * retries, by the dispatcher of any instance on the same database.
- */
-export interface Outbox {
-  /** Enqueue on the change's transaction (`change.tx`, `ctx.tx`); on the storage only for changes outside one. */
-  enqueue(db: Knex | Knex.Transaction, deliveries: Delivery | Delivery[]): Promise<void>;
-  /** Stored deliveries, oldest first (default 100): pending ones and failed ones. */
-  list(selection?: OutboxSelection & { limit?: number }): Promise<OutboxEntry[]>;
-  /** Makes failed (or backing-off) deliveries due now with fresh attempts; answers how many. */
-  retry(selection: OutboxSelection): Promise<number>;
-  /** For metrics: stored counts per state and kind, and this instance's dispatcher counters. */
-  counts(): Promise<OutboxCounts & DispatcherStats>;
-  /** Delivers what is due now in this instance and waits for it. */
-  deliverDue(): Promise<void>;
-}
 
 export interface OutboxRuntime {
   outbox: Outbox;

@@ -1,51 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { currentRequest } from '../ops/request-scope.js';
-
-/** One delivery to enqueue: which handler delivers it, to where, and what. */
-export interface Delivery {
-  /** The handler that delivers it (a plugin's name, e.g. `notifications`). */
-  kind: string;
-  /** Where it goes (a host, `docs.example.nl`): the unit of the per-target concurrency limit. */
-  target: string;
-  /** Deliveries with the same key go one after the other, in enqueue order (e.g. a relation's create before its delete). */
-  key?: string;
-  payload: Record<string, unknown>;
-}
-
-/** A delivery as stored: pending (waiting, in flight or backing off) or failed (gave up; kept until retried). */
-export interface OutboxEntry {
-  id: number;
-  kind: string;
-  target: string;
-  key: string | null;
-  payload: Record<string, unknown>;
-  status: 'pending' | 'failed';
-  attempts: number;
-  createdAt: string;
-  nextAttemptAt: string;
-  lastError: string | null;
-  /** The request that enqueued it: sent on the delivery as `X-Request-Id`. */
-  requestId: string | null;
-}
+import type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection } from '../plugin-types.js';
+export type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection };
 
 /** A claimed delivery: leased to one dispatcher until `next_attempt_at`, identified by its claim token. */
 export interface ClaimedEntry extends OutboxEntry {
   claim: string;
-}
-
-export interface OutboxCounts {
-  pending: number;
-  failed: number;
-  /** Age of the oldest pending delivery in ms (0 when none): how far delivery lags behind. */
-  oldestPendingMs: number;
-  byKind: Record<string, { pending: number; failed: number }>;
-}
-
-export interface OutboxSelection {
-  ids?: number[];
-  status?: 'pending' | 'failed';
-  kind?: string;
 }
 
 const TABLE = 'outbox';

@@ -1,6 +1,8 @@
 import { signZgwJwt } from '../auth/sign.js';
 import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 import { startSpan } from '../ops/tracing.js';
+import type { RemoteCallOptions, RemoteClient } from '../plugin-types.js';
+export type { RemoteCallOptions, RemoteClient };
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
@@ -47,22 +49,6 @@ export class RemoteError extends Error {
     super(message);
     this.name = 'RemoteError';
   }
-}
-
-/** Per call: a signal that aborts it early (an outbox delivery's timeout or shutdown). */
-export interface RemoteCallOptions {
-  signal?: AbortSignal;
-}
-
-export interface RemoteClient {
-  /** GET a JSON document; throws `RemoteError` unless the answer is 200 with a JSON body. */
-  getJson<T = unknown>(url: string, options?: RemoteCallOptions): Promise<T>;
-  /**
-   * Send a JSON body (POST, PUT) or none (DELETE), under the same rules as `getJson`; resolves with
-   * the JSON answer, undefined when it is empty. Throws `RemoteError` unless the answer is 2xx.
-   */
-  sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options?: RemoteCallOptions): Promise<T | undefined>;
-  isAllowed(url: string): boolean;
 }
 
 function hostKeys(url: URL): string[] {

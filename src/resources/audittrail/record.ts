@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChangeAction, RequestContext, ResourceChange } from '../../plugin.js';
+import type { ChangeActor } from '../../plugin-types.js';
+export type { ChangeActor };
 
 /** What changed, for one audit trail row and one `resourceChanged` announcement. */
 export interface AuditChange {
@@ -30,16 +32,6 @@ export interface ChangeOrigin {
   status: number;
   actor: ChangeActor;
   ctx?: RequestContext;
-}
-
-/** The audit trail's who and why. */
-export interface ChangeActor {
-  clientId?: string;
-  applicationLabel?: string;
-  userId?: string;
-  userRepresentation?: string;
-  /** `toelichting`: why (a request's `X-Audit-Toelichting`). */
-  reason?: string;
 }
 
 export type AnnounceChange = (change: ResourceChange) => Promise<void>;

@@ -11,6 +11,8 @@ import { statusDefinition } from './status.js';
 import { zaakeigenschapDefinition } from './zaakeigenschap.js';
 import { zaakinformatieobjectDefinition } from './zaakinformatieobject.js';
 import { zaakobjectDefinition } from './zaakobject.js';
+import type { ZaakRecordKind } from '../../plugin-types.js';
+export type { ZaakRecordKind };
 
 /** Every record resource of a zaak, in the order of the standard's paths. */
 export const ZAAK_RECORD_DEFINITIONS = [
@@ -25,19 +27,6 @@ export const ZAAK_RECORD_DEFINITIONS = [
   zaakbesluitDefinition,
   zaakeigenschapDefinition,
 ];
-
-/** The kinds of record a zaak has, by their singular name. */
-export type ZaakRecordKind =
-  | 'klantcontact'
-  | 'resultaat'
-  | 'rol'
-  | 'status'
-  | 'zaakcontactmoment'
-  | 'zaakinformatieobject'
-  | 'zaakobject'
-  | 'zaakverzoek'
-  | 'zaakbesluit'
-  | 'zaakeigenschap';
 
 /** Lists one kind of record for some zaken (by uuid), as clients see them. */
 export type RecordLister = (db: Knex | Knex.Transaction, zaakUuids: string[], baseUrl: string) => Promise<Record<string, unknown>[]>;

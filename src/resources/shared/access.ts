@@ -2,14 +2,10 @@ import type { Knex } from 'knex';
 import type { Principal } from '../../plugin.js';
 import { ProblemError } from '../../problem.js';
 import { vertrouwelijkheidRank } from './enums.js';
+import type { AccessSubject } from '../../plugin-types.js';
+export type { AccessSubject };
 
 export const ZAKEN_LEZEN = 'zaken.lezen';
-
-/** What an authorization is decided on: the zaak's type and confidentiality. */
-export interface AccessSubject {
-  zaaktype: string;
-  vertrouwelijkheidaanduiding: string;
-}
 
 /**
  * The scopes a principal holds for one zaak: those of its authorizations for the zaak's type whose

@@ -2,67 +2,14 @@ import type { Knex } from 'knex';
 import type { PluginHost } from '../../plugin-host.js';
 import type { RegistryServices, RequestContext, ZaakTransition } from '../../plugin.js';
 import type { Storage } from '../../storage/types.js';
-import { announcement, type ChangeActor } from '../audittrail/record.js';
+import { announcement } from '../audittrail/record.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
 import { findDeelzaken, findZaakByUuid, relationsOf, selectZaken, toColumns, zaakColumnsWithRelations, type ZaakRow } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
-
-/**
- * Where a service call reads and writes: inside an open transaction (`tx`) or on the storage, with
- * the base URL that resource URLs are built on. A `RequestContext` is one.
- */
-export interface ZaakScope {
-  readonly baseUrl: string;
-  readonly tx?: Knex.Transaction;
-}
-
-/** A service-layer write: in the caller's transaction (or one of its own), recorded in the audit trail as `actor`. */
-export interface RecordWriteOptions extends ZaakScope {
-  /** Who, for the audit trail; default the registry itself (`zaakregister`). */
-  readonly actor?: ChangeActor;
-}
-
-export interface FindZaakOptions {
-  /** Hold the zaak's row (`FOR UPDATE`) until the transaction ends; needs `scope.tx`. */
-  lock?: boolean;
-  /** Also the fields derived from its records (status, rollen, deelzaken, ...), in the same query. */
-  relations?: boolean;
-}
-
-/** Reads zaken and their records as clients see them, and moves a zaak between open and closed. */
-export interface ZaakService {
-  /** A zaak of this registry by URL or uuid, as clients see it (its own fields unless `relations`). */
-  find(scope: ZaakScope, zaak: string, options?: FindZaakOptions): Promise<Record<string, unknown> | undefined>;
-  /**
-   * Zaken of this registry by URL or uuid, as clients see them (with the derived fields), in a fixed
-   * number of queries however many are asked: for loading related zaken of a page at once. Zaken
-   * that do not exist are left out; the order is that of `zaken`.
-   */
-  list(scope: ZaakScope, zaken: string[]): Promise<Record<string, unknown>[]>;
-  /** The records of one kind of a zaak (or zaken), as clients see them, oldest first. */
-  records(scope: ZaakScope, kind: ZaakRecordKind, zaak: string | string[]): Promise<Record<string, unknown>[]>;
-  /** Stores zaak fields (API names) directly, without the API's checks: for derived values. */
-  update(scope: ZaakScope & { tx: Knex.Transaction }, zaak: string, fields: Record<string, unknown>): Promise<void>;
-  /**
-   * Closes the zaak in the request's transaction: sets `einddatum` plus whatever `zaakClosing` hooks
-   * add to the changes. Returns the changes stored.
-   */
-  close(ctx: RequestContext, transition: { zaak: Record<string, unknown>; status: Record<string, unknown>; einddatum: string }): Promise<Record<string, unknown>>;
-  /** Reopens it: `einddatum`, `archiefnominatie` and `archiefactiedatum` become null, then `zaakReopening` hooks run. */
-  reopen(ctx: RequestContext, transition: { zaak: Record<string, unknown>; status: Record<string, unknown> }): Promise<Record<string, unknown>>;
-  /**
-   * Record writes for trusted code (plugins, admin scripts): the resource's schema and its own checks
-   * apply, authorization and the API's request hooks (`validate`, business rules) do not. Each write
-   * is audited and announced to `resourceChanged` hooks, exactly like the API's, so relations and
-   * notifications follow. `data.zaak` is the zaak's URL or uuid.
-   */
-  createRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, data: Record<string, unknown>): Promise<Record<string, unknown>>;
-  /** Changes some fields of a record (by URL or uuid); answers its new representation. */
-  updateRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
-  destroyRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string): Promise<void>;
-}
+import type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
+export type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };
 
 export function zaakService(storage: Storage, host: PluginHost, records: ZaakRecordResources, registry: () => RegistryServices): ZaakService {
   const { listers, writers } = records;

@@ -1,0 +1,61 @@
+import { PLUGIN_API_VERSION, ProblemError, invalidParam, type Plugin, type RequestContext } from 'zaakregister';
+
+export interface BetrokkeneOptions {
+  /** The `betrokkeneType` a zaak needs before it gets a status, e.g. `natuurlijk_persoon`. */
+  betrokkeneType: string;
+}
+
+/** The rollen of the zaak with this betrokkeneType, as clients see them. */
+async function betrokkenenOf(ctx: RequestContext, zaakUrl: string, betrokkeneType: string): Promise<Record<string, unknown>[]> {
+  const rollen = await ctx.registry.zaken.records(ctx, 'rol', zaakUrl);
+  return rollen.filter((rol) => rol.betrokkeneType === betrokkeneType);
+}
+
+/**
+ * A zaak gets a status only when it has a betrokkene (a rol) of `betrokkeneType`; and
+ * `GET /zaken/{uuid}/betrokkenen` lists those betrokkenen, for clients allowed to read the zaak.
+ */
+export function betrokkeneVerplicht(options: BetrokkeneOptions): Plugin {
+  const { betrokkeneType } = options;
+  return {
+    name: 'betrokkene-verplicht',
+    // The plugin API this plugin is written against: an older zaakregister refuses to load it.
+    apiVersion: PLUGIN_API_VERSION,
+
+    setup(api) {
+      api.defineProblem('betrokkene-required', 400, 'De zaak heeft geen betrokkene van het vereiste type.');
+      api.addOperation({
+        id: 'zaak_betrokkenen',
+        method: 'get',
+        path: '/zaken/{zaak_uuid}/betrokkenen',
+        resource: 'rol',
+        action: 'list',
+        write: false,
+        scopes: ['zaken.lezen'],
+        // What authorization decides on: the zaak, found before the scope check.
+        async load(ctx) {
+          const zaak = await ctx.registry.zaken.find(ctx, ctx.params.zaak_uuid);
+          if (!zaak) throw new ProblemError('not_found', { detail: 'Deze zaak bestaat niet.' });
+          ctx.zaak = zaak;
+        },
+        async execute(ctx) {
+          const results = await betrokkenenOf(ctx, ctx.zaak!.url as string, betrokkeneType);
+          ctx.response.body = { count: results.length, results };
+        },
+        openapi: {
+          summary: `De betrokkenen (${betrokkeneType}) van een zaak.`,
+          tags: ['zaken'],
+          successStatus: 200,
+          responseSchema: { type: 'object', properties: { count: { type: 'integer' }, results: { type: 'array', items: { $ref: '#/components/schemas/Rol' } } } },
+        },
+      });
+    },
+
+    async validate(ctx) {
+      if (ctx.operation.id !== 'status_create' || typeof ctx.data?.zaak !== 'string') return;
+      if ((await betrokkenenOf(ctx, ctx.data.zaak, betrokkeneType)).length === 0) {
+        throw invalidParam('zaak', 'betrokkene-required', `Een zaak krijgt pas een status met een betrokkene van het type ${betrokkeneType}.`);
+      }
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createRegistry } from 'zaakregister';
+import { assertProblem, startTestRegistry, TEST_TYPES, zaakInput, type TestRegistry } from 'zaakregister/testing';
+import { betrokkeneVerplicht } from '../src/index.js';
+
+describe('betrokkene-verplicht', () => {
+  let api: TestRegistry;
+  let zaak: { url: string; uuid: string };
+  const rol = (betrokkeneType: string, betrokkeneIdentificatie: Record<string, unknown>) => ({
+    zaak: zaak.url,
+    betrokkeneType,
+    betrokkeneIdentificatie,
+    roltype: TEST_TYPES.roltypeBehandelaar,
+    roltoelichting: 'behandelt',
+  });
+  const status = () => ({ zaak: zaak.url, statustype: TEST_TYPES.statustypeStart, datumStatusGezet: '2024-03-01T10:00:00Z' });
+
+  before(async () => {
+    api = await startTestRegistry({
+      plugins: [betrokkeneVerplicht({ betrokkeneType: 'natuurlijk_persoon' })],
+      applications: [
+        { clientId: 'behandelaar', all: true },
+        { clientId: 'lezer', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktype] },
+        { clientId: 'ander-zaaktype', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktypeGeheim] },
+      ],
+    });
+    zaak = (await api.request('/zaken', { method: 'POST', json: zaakInput() })).body;
+  });
+  after(() => api.close());
+
+  it('refuses a status while the zaak has no betrokkene of the type', async () => {
+    assert.equal((await api.request('/rollen', { method: 'POST', json: rol('organisatorische_eenheid', { identificatie: 'OE-1' }) })).status, 201);
+    assertProblem(await api.request('/statussen', { method: 'POST', json: status() }), {
+      status: 400,
+      invalidParams: [{ name: 'zaak', code: 'betrokkene-required' }],
+    });
+  });
+
+  it('accepts the status once there is one', async () => {
+    assert.equal((await api.request('/rollen', { method: 'POST', json: rol('natuurlijk_persoon', { inpBsn: '111222333' }) })).status, 201);
+    assert.equal((await api.request('/statussen', { method: 'POST', json: status() })).status, 201);
+  });
+
+  it('lists the betrokkenen of the type, for clients that may read the zaak', async () => {
+    const listed = await api.request(`/zaken/${zaak.uuid}/betrokkenen`, { as: 'lezer' });
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.count, 1);
+    assert.equal(listed.body.results[0].betrokkeneType, 'natuurlijk_persoon');
+    assertProblem(await api.request(`/zaken/${zaak.uuid}/betrokkenen`, { as: 'ander-zaaktype' }), { status: 403 });
+    assertProblem(await api.request('/zaken/00000000-0000-4000-8000-000000000000/betrokkenen'), { status: 404, code: 'not_found' });
+    assert.ok((api.registry.openapi() as { paths: Record<string, unknown> }).paths['/zaken/{zaak_uuid}/betrokkenen'], 'documented');
+  });
+
+  it('refuses to load on a zaakregister with an older plugin API', async () => {
+    const plugin = { ...betrokkeneVerplicht({ betrokkeneType: 'natuurlijk_persoon' }), apiVersion: '999.0' };
+    await assert.rejects(createRegistry({ storage: 'memory', plugins: [plugin] }), /needs zaakregister plugin API 999\.0/);
+  });
+});

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { invalidParam, type Plugin } from '../src/index.js';
+import { assertProblem, fakeRemoteRegistry, mintZgwJwt, startTestRegistry, TEST_TYPES, zaakInput, type TestRegistry } from '../src/testing/index.js';
+
+describe('zaakregister/testing', () => {
+  let api: TestRegistry;
+  const needsOmschrijving: Plugin = {
+    name: 'needs-omschrijving',
+    validate(ctx) {
+      if (ctx.operation.id === 'zaak_create' && !ctx.data?.omschrijving) throw invalidParam('omschrijving', 'required', 'Verplicht.');
+    },
+  };
+
+  before(async () => {
+    api = await startTestRegistry({
+      plugins: [needsOmschrijving],
+      applications: [
+        { clientId: 'alles', all: true },
+        { clientId: 'lezer', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktype], maxVertrouwelijkheidaanduiding: 'openbaar' },
+      ],
+    });
+  });
+  after(() => api?.close());
+
+  it('serves a registry with the test catalog, authenticated as the first application', async () => {
+    const created = await api.request('/zaken', { method: 'POST', json: zaakInput({ omschrijving: 'Test' }) });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.zaaktype, TEST_TYPES.zaaktype);
+    const read = await api.request(new URL(created.body.url).pathname.replace(/^.*\/zaken\/api\/v1/, ''), { as: 'lezer' });
+    assert.equal(read.status, 200);
+  });
+
+  it('mints tokens whose scopes and zaaktypen the registry enforces', async () => {
+    assertProblem(await api.request('/zaken', { method: 'POST', json: zaakInput({ omschrijving: 'x' }), as: 'lezer' }), { status: 403, code: 'permission_denied' });
+    assertProblem(await api.request('/zaken', { as: null }), { status: 401, code: 'not_authenticated' });
+    const unknown = await api.request('/zaken', { headers: { authorization: `Bearer ${await mintZgwJwt('onbekend')}` } });
+    assertProblem(unknown, { status: 401 });
+  });
+
+  it('asserts problems with their invalid params, and fails on a different one', async () => {
+    const refused = await api.request('/zaken', { method: 'POST', json: zaakInput() });
+    assertProblem(refused, { status: 400, code: 'invalid', invalidParams: [{ name: 'omschrijving', code: 'required' }] });
+    assert.throws(() => assertProblem(refused, { status: 400, invalidParams: [{ name: 'toelichting', code: 'required' }] }), assert.AssertionError);
+    assert.throws(() => assertProblem(refused, { status: 403 }), assert.AssertionError);
+  });
+
+  it('fake remote registries record what they receive', async () => {
+    const remote = await fakeRemoteRegistry((request) => ({ status: request.method === 'POST' ? 201 : 404, body: { ontvangen: request.body } }));
+    try {
+      const waiting = remote.received(2);
+      const answer = await fetch(`${remote.origin}/api/v1/notificaties`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kanaal":"zaken"}' });
+      assert.deepEqual(await answer.json(), { ontvangen: { kanaal: 'zaken' } });
+      assert.equal((await fetch(`${remote.origin}/elders`)).status, 404);
+      const received = await waiting;
+      assert.deepEqual(received.map((r) => [r.method, r.path, r.body]), [['POST', '/api/v1/notificaties', { kanaal: 'zaken' }], ['GET', '/elders', undefined]]);
+      await assert.rejects(remote.received(3, 50), /received 2 of 3 requests/);
+    } finally {
+      await remote.close();
+    }
+  });
+});
