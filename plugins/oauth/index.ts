@@ -45,8 +45,6 @@ export interface OauthOptions {
   documentedFlow?: { authorizationUrl: string; tokenUrl: string };
 }
 
-/** Where clients put tokens against RFC 6750's advice; a request with one is refused outright. */
-const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
 /** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's (this plugin accepts no symmetric algorithm at all). */
 const ZGW_ALGORITHM = 'HS256';
 const SECURITY_SCHEME = 'oauth2';
@@ -66,16 +64,6 @@ function credentials(header: string | undefined): { scheme: 'bearer' | 'dpop'; t
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header ?? '');
   const scheme = match?.[1].toLowerCase();
   return scheme === 'bearer' || scheme === 'dpop' ? { scheme, token: match![2] } : undefined;
-}
-
-function refuseQueryToken(ctx: RequestContext): void {
-  const query = new URL(ctx.req.originalUrl, 'http://localhost').searchParams;
-  const name = QUERY_TOKEN_NAMES.find((candidate) => query.has(candidate));
-  if (!name) return;
-  throw new ProblemError('invalid-token', {
-    detail: `Een token in de query parameter '${name}' wordt nooit geaccepteerd; stuur het in de Authorization header.`,
-    headers: { 'www-authenticate': 'Bearer error="invalid_request"' },
-  });
 }
 
 const stringClaim = (claims: JWTPayload, name: string) => (typeof claims[name] === 'string' && claims[name] ? (claims[name] as string) : undefined);
@@ -317,7 +305,6 @@ export function oauth(options: OauthOptions): Plugin {
   }
 
   async function authenticate(ctx: RequestContext): Promise<Principal | undefined> {
-    refuseQueryToken(ctx);
     const given = credentials(ctx.req.headers.authorization);
     if (!given) return undefined;
     let alg: unknown;

@@ -251,7 +251,7 @@ describe('oauth: NL GOV profile against the example authorization server', funct
         for (const headers of [{}, bearer(access_token)]) {
           const answer = await call(`/zaken?access_token=${access_token}`, { headers });
           assert.equal(answer.status, 401);
-          assert.equal(answer.body.code, 'invalid-token');
+          assert.equal(answer.body.code, 'not_authenticated');
           assert.match(String(answer.headers['www-authenticate']), /^Bearer error="invalid_request"/);
         }
       });

@@ -2,7 +2,6 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, errors, type JWTPayloa
 import type { Plugin, Principal, RequestContext } from '../plugin.js';
 import { ProblemError } from '../problem.js';
 import type { Applicatie, AuthorizationSource } from './types.js';
-import { queryParameters } from '../http/query.js';
 
 /** The secret of each client id, or a function that looks one up (undefined: unknown client). */
 export type ClientSecrets = Record<string, string> | ((clientId: string) => string | undefined | Promise<string | undefined>);
@@ -19,8 +18,6 @@ export interface ZgwJwtOptions {
 
 /** The only algorithm of ZGW JWTs; a Bearer token whose header names another one is left to other authenticators. */
 const ZGW_ALGORITHM = 'HS256';
-/** Where tokens are put by clients that do not read RFC 6750; never accepted (NL GOV OAuth profile). */
-const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
 
 /** RFC 6750 §3: a rejected token is `invalid_token`; a request without credentials gets the bare challenge. */
 const INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' };
@@ -114,15 +111,6 @@ function principalFor(clientId: string, claims: JWTPayload, application: Applica
   };
 }
 
-function refuseQueryToken(ctx: RequestContext): void {
-  const query = queryParameters(ctx.req);
-  const name = QUERY_TOKEN_NAMES.find((candidate) => query.has(candidate));
-  if (!name) return;
-  throw new ProblemError('not_authenticated', {
-    detail: `Een token in de query parameter '${name}' wordt nooit geaccepteerd; stuur het in de Authorization header (Bearer).`,
-    headers: { 'www-authenticate': CHALLENGE },
-  });
-}
 
 /**
  * ZGW JWT authentication: `Authorization: Bearer <jwt>`, HS256, signed with the secret of the
@@ -139,10 +127,7 @@ export function zgwJwt(options: ZgwJwtOptions): Plugin {
 
   async function authenticate(ctx: RequestContext): Promise<Principal | undefined> {
     const header = ctx.req.headers.authorization;
-    if (header === undefined) {
-      refuseQueryToken(ctx);
-      return undefined;
-    }
+    if (header === undefined) return undefined;
     const token = bearerToken(header);
     if (token === undefined || !ownsToken(token)) return undefined;
     const claims = decodeClaims(token);

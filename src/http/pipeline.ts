@@ -100,6 +100,20 @@ export interface ServedVersion {
   headers?: Record<string, string>;
 }
 
+/** Where clients put tokens against RFC 6750's advice (URLs end up in logs and browser histories). */
+const QUERY_TOKEN_NAMES = ['access_token', 'token', 'jwt'];
+
+/** A token in the query is refused outright, also beside a valid header, whichever authenticator would judge it. */
+function refuseQueryToken(req: Request): void {
+  const query = queryParameters(req);
+  const name = QUERY_TOKEN_NAMES.find((candidate) => query.has(candidate));
+  if (!name) return;
+  throw new ProblemError('not_authenticated', {
+    detail: `Een token in de query parameter '${name}' wordt nooit geaccepteerd; stuur het in de Authorization header.`,
+    headers: { 'www-authenticate': 'Bearer error="invalid_request"' },
+  });
+}
+
 /** The public base URL of the API version `served` for this request: configured, or where the request came in. */
 export function apiBaseUrl(req: Request, served: ServedVersion): string {
   return served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`;
@@ -167,6 +181,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       }
       await host.run('onRequest', ctx);
       if (operation.authenticated !== false) {
+        refuseQueryToken(req);
         ctx.principal = await host.authenticate(ctx);
         if (!ctx.principal) throw new ProblemError('not_authenticated');
         if (scope) scope.clientId = ctx.principal.clientId;
