@@ -24,6 +24,7 @@ export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './operat
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError } from './plugin-host.js';
 export { TtlCache } from './remote/cache.js';
+export { toJson } from './http/prerendered.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
