@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -288,6 +288,12 @@ async function scenarios(sample: { uuid: string; zaaktype: string }[], registryB
 
 // ---------------------------------------------------------------------------------------------- report
 
+/** A process's resident set (Linux), in MB. */
+function residentMegabytes(pid: number): number | undefined {
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return line ? Math.round(Number(line[1]) / 1024) : undefined;
+}
+
 const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
 
 function table(measurements: Measurement[]): string {
@@ -322,6 +328,7 @@ for (const size of sizes) {
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
   const ceiling = backend === 'postgres' ? await start('bench/api/ceiling-server.ts', database) : undefined;
   const measurements: Measurement[] = [];
+  let rss: number | undefined;
   try {
     for (const scenario of await scenarios(sample, registry.base)) {
       if (values.only && !scenario.name.includes(values.only) && scenario.target === 'registry') continue;
@@ -333,6 +340,7 @@ for (const size of sizes) {
         measurements.push(m);
       }
     }
+    rss = residentMegabytes(registry.child.pid!);
   } finally {
     await stop(registry.child);
     if (baseline) await stop(baseline.child);
@@ -340,9 +348,10 @@ for (const size of sizes) {
   }
   const header = `### ${size.toLocaleString('en')} zaken, ${facts.database}, ${facts.cores} cores (${facts.cpu}), Node ${facts.node}, ${duration} s per cell`;
   const seedLine = seeded ? `\nSeeded ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s (${seeded.rowsPerSecond.toLocaleString('en')} rows/s).\n` : '';
-  const markdown = `${header}\n${seedLine}\n${table(measurements)}\n`;
+  const rssLine = rss === undefined ? '' : `\nRegistry RSS after all scenarios (mixed reads and writes): ${rss} MB.\n`;
+  const markdown = `${header}\n${seedLine}\n${table(measurements)}\n${rssLine}`;
   console.log(`\n${markdown}`);
   const file = `bench/results/api-${backend}-${size}`;
   writeFileSync(`${file}.md`, markdown);
-  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements }, null, 2));
+  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements, registryRssMegabytes: rss }, null, 2));
 }
