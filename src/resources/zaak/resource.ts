@@ -61,7 +61,7 @@ interface ZaakKey {
  * never their fields, and what plugins change per request (CRS, expand, API version) they change on
  * the copy, which is then serialized anew.
  */
-async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: string, keys: ZaakKey[]): Promise<Record<string, unknown>[]> {
+async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: string, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
   const keyOf = (uuid: string) => `${baseUrl} ${uuid}`;
   const found = new Map<number, Rendering>();
   const missing: number[] = [];
@@ -71,8 +71,11 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: stri
     else missing.push(key.id);
   }
   if (missing.length) {
-    const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [missing]).select(zaakColumnsWithRelations(db));
-    const rows = (await query.options({ name: 'zaak_render' })) as ZaakRow[];
+    // Rows the caller read with their relations already need no statement of their own.
+    const ready = read.filter((row) => missing.includes(row.id));
+    const unread = missing.filter((id) => !ready.some((row) => row.id === id));
+    const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(zaakColumnsWithRelations(db));
+    const rows = [...ready, ...(unread.length ? ((await query.options({ name: 'zaak_render' })) as ZaakRow[]) : [])];
     const relations = relationsOf(rows);
     for (const row of rows) {
       const rendering = renderingOf(renderZaak(row, relations, baseUrl));
@@ -89,8 +92,8 @@ const loadedRows = new WeakMap<RequestContext, ZaakRow>();
 /**
  * The zaak and its revision, in one statement: `ctx.zaak` for authorization, `ctx.zaakRevision` for a
  * cache, and the row a read renders (`execute`) after them. With `relations` also what its derived
- * fields come from (a write renders the zaak before the change); a read leaves them out, so a 304
- * costs this one narrow statement.
+ * fields come from (a write renders the zaak before the change, a read may have to); a conditional
+ * read leaves them out, so a 304 costs this one narrow statement.
  */
 async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRow> {
   const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations });
@@ -423,9 +426,12 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      load: async (ctx) => void (await loadZaak(ctx, false)),
+      load: async (ctx) => void (await loadZaak(ctx, !ctx.req.get('if-none-match'))),
       async execute(ctx) {
-        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [loadedRows.get(ctx)!]);
+        const row = loadedRows.get(ctx)!;
+        // Read with its relations unless conditional: a zaak without a current rendering costs no second statement.
+        const read = 'rel_status' in row ? [row] : [];
+        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [row], read);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.current = zaak;
         ctx.response.body = zaak;
