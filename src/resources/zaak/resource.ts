@@ -44,7 +44,7 @@ function render(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
-/** How many zaken this instance keeps rendered (per base URL): the pages and zaken read most. */
+/** How many renderings (zaak and base URL) this instance keeps: the pages and zaken read most. */
 const RENDERED_ZAKEN = 10_000;
 
 /** What a page or a read names of each zaak: enough to find its stored rendering. */
