@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { OpenApiFragment, Operation, Plugin, RequestContext, ResponseState } from '../../src/plugin-api.js';
+import { toJson, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
 
 export interface CachingOptions {
   /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
@@ -126,7 +126,7 @@ export function caching(options: CachingOptions = {}): Plugin {
       handler(ctx) {
         const { response } = ctx;
         if (!isDetailRead(ctx.operation) || response.status !== 200 || response.body === undefined) return;
-        const payload = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+        const payload = toJson(response.body);
         const etag = etagOf(payload);
         const read = revisions.get(ctx);
         if (read) cache.set(keyOf(ctx), { ...read, etag });

@@ -202,7 +202,11 @@ for (const backend of BACKENDS) {
       assert.ok(page.results.every((z: any) => z._expand.rollen.length === 1 && z._expand.eigenschappen.length === 1 && z._expand.hoofdzaak.url));
       const single = await count(`startdatum=2030-01-01&identificatie=${page.results[0].identificatie}`);
       assert.equal(single.results.length, 1);
-      assert.equal(page.n, single.n, `100 zaken: ${page.n} queries, 1 zaak: ${single.n}`);
+      // Both read with their renderings stored (the page stored them): the same statements.
+      const again = await count('startdatum=2030-01-01');
+      assert.equal(again.n, single.n, `100 zaken: ${again.n} queries, 1 zaak: ${single.n}`);
+      // Rendering the page's zaken the first time is one statement more, however many there are.
+      assert.equal(page.n, again.n + 1);
       assert.ok(page.n <= 40, `${page.n} queries`);
     });
   });

@@ -259,6 +259,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     async resourceChanged(change) {
       if (change.resource !== 'zaak' || !change.after) return;
       const geometry = change.after.zaakgeometrie as Geometry | null;
+      // A new zaak without geometry has no box to store: no second write of its wide row.
+      if (!change.before && !geometry) return;
       if (change.before && JSON.stringify(change.before.zaakgeometrie) === JSON.stringify(geometry)) return;
       const box = geometry ? extentOf(geometry) : undefined;
       const uuid = String(change.after.url).split('/').pop();

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenApiFragment, Operation, Plugin, RequestContext } from '../../src/plugin-api.js';
-import { ProblemError } from '../../src/plugin-api.js';
+import { ProblemError, toJson } from '../../src/plugin-api.js';
 import {
   KeyRing,
   SigningFailure,
@@ -190,7 +190,7 @@ export function signing(options: SigningOptions = {}): Plugin {
         const { response } = ctx;
         const bodyless = response.body === undefined || response.status === 204 || response.status === 304;
         // Serialized here as `send` would: the digest is over exactly these bytes.
-        const payload = bodyless ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+        const payload = bodyless ? '' : toJson(response.body);
         if (!bodyless) {
           response.body = payload;
           if (!responseHeader(ctx)('content-type').length) setHeader(response.headers, 'Content-Type', 'application/json');

@@ -10,6 +10,7 @@ import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { renderZaak, zaakSummary } from './representation.js';
+import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
 import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
@@ -19,6 +20,7 @@ import {
   relationsOf,
   selectZaken,
   updateZaak,
+  withRevision,
   zaakColumnsWithRelations,
   type ZaakRow,
 } from './repository.js';
@@ -42,14 +44,59 @@ function render(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {
   return rows.map((row) => renderZaak(row, relations, baseUrl));
 }
 
+/** How many renderings (zaak and base URL) this instance keeps: the pages and zaken read most. */
+const RENDERED_ZAKEN = 10_000;
+
+/** What a page or a read names of each zaak: enough to find its stored rendering. */
+interface ZaakKey {
+  id: number;
+  uuid: string;
+  revision?: unknown;
+}
+
+/**
+ * The zaken of `keys` as handed-out renderings, in that order. A rendering stored for the zaak's
+ * revision and base URL is reused; the others are read with their relations in one query, rendered
+ * and stored. A rendering depends on nothing else: authorization decides which zaken a client gets,
+ * never their fields, and what plugins change per request (CRS, expand, API version) they change on
+ * the copy, which is then serialized anew.
+ */
+async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: string, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
+  const keyOf = (uuid: string) => `${baseUrl} ${uuid}`;
+  const found = new Map<number, Rendering>();
+  const missing: number[] = [];
+  for (const key of keys) {
+    const stored = key.revision == null ? undefined : renderings.get(keyOf(key.uuid), String(key.revision));
+    if (stored) found.set(key.id, stored);
+    else missing.push(key.id);
+  }
+  if (missing.length) {
+    // Rows the caller read with their relations already need no statement of their own.
+    const ready = read.filter((row) => missing.includes(row.id));
+    const unread = missing.filter((id) => !ready.some((row) => row.id === id));
+    const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(zaakColumnsWithRelations(db));
+    const rows = [...ready, ...(unread.length ? ((await query.options({ name: 'zaak_render' })) as ZaakRow[]) : [])];
+    const relations = relationsOf(rows);
+    for (const row of rows) {
+      const rendering = renderingOf(renderZaak(row, relations, baseUrl));
+      found.set(row.id, rendering);
+      if (row.revision != null) renderings.set(keyOf(row.uuid), String(row.revision), rendering);
+    }
+  }
+  // A zaak removed between the two statements is left out.
+  return keys.flatMap((key) => (found.has(key.id) ? [handOut(found.get(key.id)!)] : []));
+}
+
 const loadedRows = new WeakMap<RequestContext, ZaakRow>();
 
 /**
- * The zaak with its relations and revision, in one statement: `ctx.zaak` for authorization,
- * `ctx.zaakRevision` for a cache, and the row a read renders (`execute`) after them.
+ * The zaak and its revision, in one statement: `ctx.zaak` for authorization, `ctx.zaakRevision` for a
+ * cache, and the row a read renders (`execute`) after them. With `relations` also what its derived
+ * fields come from (a write renders the zaak before the change, a read may have to); a conditional
+ * read leaves them out, so a 304 costs this one narrow statement.
  */
-async function loadZaak(ctx: RequestContext): Promise<ZaakRow> {
-  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations: true });
+async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRow> {
+  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations });
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
   ctx.zaakRevision = row.revision == null ? undefined : String(row.revision);
@@ -59,7 +106,7 @@ async function loadZaak(ctx: RequestContext): Promise<ZaakRow> {
 
 /** Changes: also the representation before the change (`ctx.current`). */
 async function loadCurrent(ctx: RequestContext): Promise<ZaakRow> {
-  const row = await loadZaak(ctx);
+  const row = await loadZaak(ctx, true);
   ctx.current = render([row], ctx.baseUrl)[0];
   return row;
 }
@@ -236,14 +283,17 @@ function parameterFilters(ctx: RequestContext): ZaakFilter[] {
   );
 }
 
-async function listPage(ctx: RequestContext, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
+async function listPage(ctx: RequestContext, renderings: RenderingCache, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
   const added = parameterFilters(ctx);
   const filters = [...listFilters, ...added];
   const values = { ...listValues, ...Object.fromEntries(added.map((filter) => [filter.name, ctx.query[filter.name]])) };
   const page = pageOf(ctx);
+  /** The page's zaken by id, uuid and revision: their renderings are looked up before any row is read. */
+  const keysOf = (query: Knex.QueryBuilder) =>
+    query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select('zaak.id', 'zaak.uuid', { revision: 'zaak_revision.revision' });
   let count: number;
-  let rows: ZaakRow[];
+  let keys: ZaakKey[];
   if (values.zaakgeometrie) {
     const base = selectZaken(db);
     applyFilters(base, filters, values);
@@ -251,7 +301,7 @@ async function listPage(ctx: RequestContext, listFilters: ZaakFilter[], listValu
     const ids = await withinFilter(base, (values.zaakgeometrie as { within: unknown }).within);
     count = ids.length;
     const pageIds = ids.slice(page.offset, page.offset + page.size);
-    rows = (await selectZaken(db).whereIn('zaak.id', pageIds).orderBy('zaak.id').select(zaakColumnsWithRelations(db))) as ZaakRow[];
+    keys = await keysOf(db('zaak').whereIn('zaak.id', pageIds).orderBy('zaak.id'));
   } else {
     // Late row lookup: the page's ids from the indexes alone, then only those rows (deep pages skip ids, not rows).
     const pageIds = db('zaak').select('zaak.id');
@@ -259,14 +309,14 @@ async function listPage(ctx: RequestContext, listFilters: ZaakFilter[], listValu
     restrictToAuthorized(pageIds, ctx.principal);
     applyOrdering(pageIds, values.ordering as string[] | undefined);
     pageIds.limit(page.size).offset(page.offset);
-    const pageQuery = selectZaken(db).whereIn('zaak.id', pageIds).select(zaakColumnsWithRelations(db));
+    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds));
     applyOrdering(pageQuery, values.ordering as string[] | undefined);
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
     // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
     if (values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined)) named(pageQuery, 'zaak_page');
-    [count, rows] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakRow[]>]);
+    [count, keys] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakKey[]>]);
   }
-  ctx.response.body = paginated(ctx, page, count, render(rows, ctx.baseUrl));
+  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, renderings, ctx.baseUrl, keys));
 }
 
 const searchSchema = {
@@ -293,6 +343,7 @@ export const zaakOpenApi: OpenApiFragment = {
  * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it.
  */
 export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
+  const renderings = new RenderingCache(RENDERED_ZAKEN);
   return [
     {
       id: 'zaak_list',
@@ -303,7 +354,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       write: false,
       scopes: ['zaken.lezen'],
       queryParameters: [...zaakFilters, orderingParameter, ...paginationParameters],
-      execute: (ctx) => listPage(ctx, zaakFilters, ctx.query),
+      execute: (ctx) => listPage(ctx, renderings, zaakFilters, ctx.query),
       openapi: { summary: 'Alle ZAAKen opvragen.', tags: TAG, successStatus: 200, responseSchema: paginatedSchema(ref) },
     },
     {
@@ -358,7 +409,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
           if (errors.length) throw validationError(errors);
         }
       },
-      execute: (ctx) => listPage(ctx, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
+      execute: (ctx) => listPage(ctx, renderings, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
       openapi: {
         summary: 'Voer een (geo)-zoekopdracht uit op ZAAKen.',
         tags: TAG,
@@ -375,11 +426,15 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      load: async (ctx) => void (await loadZaak(ctx)),
+      load: async (ctx) => void (await loadZaak(ctx, !ctx.req.get('if-none-match'))),
       async execute(ctx) {
-        // Rendered from the statement that read the revision: an answer remembered with it is its own.
-        ctx.current = render([loadedRows.get(ctx)!], ctx.baseUrl)[0];
-        ctx.response.body = ctx.current;
+        const row = loadedRows.get(ctx)!;
+        // Read with its relations unless conditional: a zaak without a current rendering costs no second statement.
+        const read = 'rel_status' in row ? [row] : [];
+        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [row], read);
+        if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+        ctx.current = zaak;
+        ctx.response.body = zaak;
       },
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },
     },

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { testApps } from './helpers/apps.js';
+import { BACKENDS } from './helpers/backends.js';
+import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+
+/**
+ * Zaken are rendered once per revision and base URL and reused by pages and detail reads: whatever
+ * changes the zaak shows at once, and nothing a request varies (host, expand, CRS, client) reaches
+ * another request.
+ */
+for (const backend of BACKENDS) {
+  describe(`stored renderings of zaken on ${backend.name}`, () => {
+    let api: TestServer;
+    const apps = testApps();
+    const as = async (client: 'alles' | 'beperkt', path: string, init: RequestInit & { json?: unknown } = {}) =>
+      api.request(path, { ...init, headers: { ...(init.headers as object), ...(await apps.headers(client)) } });
+    const get = (path: string, headers: Record<string, string> = {}) => as('alles', path, { headers });
+    const post = async (path: string, json: unknown) => {
+      const response = await as('alles', path, { method: 'POST', json });
+      assert.equal(response.status, 201, response.text);
+      return response.body;
+    };
+    const inPage = async (uuid: string, query = '') => {
+      const page = await get(`/zaken?startdatum=2031-05-05${query}`);
+      assert.equal(page.status, 200, page.text);
+      return page.body.results.find((z: any) => z.uuid === uuid);
+    };
+    /** The statements about zaken sent while `work` runs (not the outbox dispatcher's polls in between). */
+    const queriesDuring = async (work: () => Promise<unknown>) => {
+      const sql: string[] = [];
+      const knex = api.registry.services.storage.knex;
+      const listener = (query: { sql: string }) => {
+        if (!/outbox/.test(query.sql) && /"zaak"/.test(query.sql)) sql.push(query.sql);
+      };
+      knex.on('query', listener);
+      try {
+        await work();
+      } finally {
+        knex.off('query', listener);
+      }
+      return sql;
+    };
+
+    before(async () => {
+      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization });
+    });
+    after(async () => api?.close());
+
+    it('shows every change of the zaak and its records in pages and detail reads at once', async () => {
+      const zaak = await post('/zaken', zaakInput({ startdatum: '2031-05-05' }));
+      const cold = await get('/zaken?startdatum=2031-05-05');
+      const warm = await get('/zaken?startdatum=2031-05-05');
+      assert.equal(warm.text, cold.text, 'the stored text is byte for byte the rendering');
+      assert.equal((await inPage(zaak.uuid)).status, null);
+
+      const status = await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2031-05-05T10:00:00Z' });
+      assert.equal((await inPage(zaak.uuid)).status, status.url);
+      assert.equal((await get(`/zaken/${zaak.uuid}`)).body.status, status.url);
+
+      const patched = await as('alles', `/zaken/${zaak.uuid}`, { method: 'PATCH', json: { omschrijving: 'gewijzigd' } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal((await inPage(zaak.uuid)).omschrijving, 'gewijzigd');
+      assert.equal((await get(`/zaken/${zaak.uuid}`)).body.omschrijving, 'gewijzigd');
+
+      const deelzaak = await post('/zaken', zaakInput({ startdatum: '2031-05-06', hoofdzaak: zaak.url }));
+      assert.deepEqual((await inPage(zaak.uuid)).deelzaken, [deelzaak.url]);
+      assert.equal((await as('alles', `/zaken/${deelzaak.uuid}`, { method: 'DELETE' })).status, 204);
+      assert.deepEqual((await get(`/zaken/${zaak.uuid}`)).body.deelzaken, []);
+      assert.deepEqual((await inPage(zaak.uuid)).deelzaken, []);
+    });
+
+    it('keeps what a request varies out of the stored rendering: expand, CRS, host', async () => {
+      const zaak = await post('/zaken', zaakInput({ startdatum: '2031-05-05', zaakgeometrie: { type: 'Point', coordinates: [5.387, 52.156] } }));
+      await get('/zaken?startdatum=2031-05-05');
+      const expanded = await inPage(zaak.uuid, '&expand=zaaktype');
+      assert.ok(expanded._expand?.zaaktype, 'expanded on request');
+      assert.equal((await inPage(zaak.uuid))._expand, undefined, 'and only on that request');
+      assert.equal((await get(`/zaken/${zaak.uuid}?expand=zaaktype`)).body._expand.zaaktype.url, zaak.zaaktype);
+      assert.equal((await get(`/zaken/${zaak.uuid}`)).body._expand, undefined);
+
+      const rd = await get(`/zaken/${zaak.uuid}`, { 'accept-crs': 'EPSG:28992' });
+      assert.equal(rd.headers.get('content-crs'), 'EPSG:28992');
+      assert.ok((rd.body.zaakgeometrie.coordinates[0] as number) > 1000, 'RD metres');
+      assert.deepEqual((await get(`/zaken/${zaak.uuid}`)).body.zaakgeometrie.coordinates, [5.387, 52.156]);
+      const rdPage = await as('alles', '/zaken?startdatum=2031-05-05', { headers: { 'accept-crs': 'EPSG:28992' } });
+      assert.ok(rdPage.body.results.find((z: any) => z.uuid === zaak.uuid).zaakgeometrie.coordinates[0] > 1000);
+      assert.deepEqual((await inPage(zaak.uuid)).zaakgeometrie.coordinates, [5.387, 52.156]);
+
+      // The same zaak for another host: its URLs are that host's, and this host's stay its own.
+      const port = new URL(api.base).port;
+      const auth = await apps.headers('alles');
+      const other = await new Promise<any>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/zaken/api/v1/zaken?startdatum=2031-05-05', headers: { ...auth, host: 'zaken.example.nl' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve(JSON.parse(text)));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(other.results.find((z: any) => z.uuid === zaak.uuid).url, `http://zaken.example.nl/zaken/api/v1/zaken/${zaak.uuid}`);
+      assert.equal((await inPage(zaak.uuid)).url, zaak.url);
+    });
+
+    it('serves a client only the zaken it may see, whoever read them before', async () => {
+      const open = await post('/zaken', zaakInput({ startdatum: '2031-05-07' }));
+      const secret = await post('/zaken', zaakInput({ startdatum: '2031-05-07', zaaktype: ZAAKTYPE_GEHEIM }));
+      const all = await get('/zaken?startdatum=2031-05-07');
+      assert.deepEqual(all.body.results.map((z: any) => z.uuid).sort(), [open.uuid, secret.uuid].sort());
+      assert.equal((await get(`/zaken/${secret.uuid}`)).status, 200);
+
+      const limited = await as('beperkt', '/zaken?startdatum=2031-05-07');
+      assert.deepEqual(limited.body.results.map((z: any) => z.uuid), [open.uuid]);
+      assert.equal(limited.body.count, 1);
+      assert.equal((await as('beperkt', `/zaken/${secret.uuid}`)).status, 403);
+    });
+
+    it('answers a matching If-None-Match from one narrow statement: no relations, no rendering', async () => {
+      const zaak = await post('/zaken', zaakInput({ startdatum: '2031-05-08' }));
+      let first: Awaited<ReturnType<typeof get>> | undefined;
+      const cold = await queriesDuring(async () => (first = await get(`/zaken/${zaak.uuid}`)));
+      assert.equal(cold.length, 1, `a zaak not rendered yet is read with its relations at once: ${cold.join('\n')}`);
+      const etag = first!.headers.get('etag')!;
+      let response: Awaited<ReturnType<typeof get>> | undefined;
+      const sql = await queriesDuring(async () => (response = await get(`/zaken/${zaak.uuid}`, { 'if-none-match': etag })));
+      assert.equal(response!.status, 304);
+      assert.equal(sql.length, 1, sql.join('\n'));
+      assert.doesNotMatch(sql[0], /rel_status/);
+      // A repeated 200 is one statement too, and uses the stored rendering.
+      const again = await queriesDuring(() => get(`/zaken/${zaak.uuid}`));
+      assert.equal(again.length, 1, again.join('\n'));
+    });
+  });
+}
