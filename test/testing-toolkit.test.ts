@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { invalidParam, type Plugin } from '../src/index.js';
-import { assertProblem, fakeRemoteRegistry, mintZgwJwt, startTestRegistry, TEST_TYPES, zaakInput, type TestRegistry } from '../src/testing/index.js';
+import { invalidParam, oauth, staticAuthorizations, type Plugin } from '../src/index.js';
+import { assertProblem, fakeRemoteRegistry, mintZgwJwt, startTestRegistry, testApplicatie, testIssuer, TEST_TYPES, zaakInput, type TestRegistry } from '../src/testing/index.js';
 
 describe('zaakregister/testing', () => {
   let api: TestRegistry;
@@ -56,6 +56,23 @@ describe('zaakregister/testing', () => {
       await assert.rejects(remote.received(3, 50), /received 2 of 3 requests/);
     } finally {
       await remote.close();
+    }
+  });
+
+  it('an OAuth test issuer mints access tokens the oauth plugin accepts, with their scopes', async () => {
+    const issuer = await testIssuer();
+    const audience = 'https://zaken.test/zaken/api/v1';
+    const withOauth = await startTestRegistry({
+      plugins: [oauth({ issuers: [issuer.issuer], audience, authorizations: staticAuthorizations([testApplicatie({ clientId: 'oauth-app', scopes: ['zaken.lezen'] })]) })],
+    });
+    try {
+      const bearer = async (scopes: string[], claims?: Record<string, unknown>) => ({ authorization: `Bearer ${await issuer.mint({ clientId: 'oauth-app', scopes, audience, claims })}` });
+      assert.equal((await withOauth.request('/zaken', { headers: await bearer(['zaken.lezen']) })).status, 200);
+      assertProblem(await withOauth.request('/zaken', { method: 'POST', json: zaakInput(), headers: await bearer(['zaken.lezen']) }), { status: 403, code: 'insufficient-scope' });
+      assertProblem(await withOauth.request('/zaken', { headers: await bearer(['zaken.lezen'], { aud: 'https://elders.test' }) }), { status: 401, code: 'invalid-token' });
+    } finally {
+      await withOauth.close();
+      await issuer.close();
     }
   });
 });

@@ -1,12 +1,15 @@
 /**
  * `zaakregister/testing`: what a plugin's tests need, with real parts only. A registry on memory
  * storage with a static catalog on a real HTTP server, ZGW JWTs for applications with the scopes and
- * zaaktypen a test gives them, stand-in remote registries on 127.0.0.1 that record what they receive,
- * and assertions on `application/problem+json` answers.
+ * zaaktypen a test gives them, an OAuth issuer minting access tokens for the `oauth` plugin, stand-in
+ * remote registries on 127.0.0.1 that record what they receive, and assertions on
+ * `application/problem+json` answers.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 // Through the package's own name: the host's plugins and this module then share one copy of the core
 // (one `ProblemError` class), in CommonJS as in ES modules.
 import { consoleLogger, createRegistry, signZgwJwt, staticAuthorizations, staticCatalog, type Applicatie, type Registry, type RegistryOptions, type StaticCatalogData } from 'zaakregister';
@@ -160,6 +163,55 @@ async function readResponse(response: Response): Promise<TestResponse> {
     body = undefined;
   }
   return { status: response.status, headers: response.headers, body, text };
+}
+
+export interface TestIssuer {
+  /** Its `iss` (`http://127.0.0.1:<port>`): put it in the `oauth` plugin's `issuers`. */
+  readonly issuer: string;
+  /**
+   * A JWT access token (RFC 9068, PS256) for `audience` (the `oauth` plugin's), naming the client
+   * (`client_id`) with `scopes`; `claims` adds or overrides claims (`sub`, `name`, `exp`, `cnf`, ...).
+   */
+  mint(token: { clientId: string; scopes: string[]; audience: string; claims?: Record<string, unknown> }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * An OAuth authorization server as the `oauth` plugin sees one: RFC 8414 metadata and a JWKS on a real
+ * HTTP server on 127.0.0.1, and the key to mint access tokens with. No login, no token endpoint: a
+ * plugin's tests get tokens directly (the oauth plugin's own tests run the whole flow).
+ */
+export async function testIssuer(): Promise<TestIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('PS256');
+  const kid = randomUUID();
+  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'PS256', use: 'sig' }] };
+  let issuer = '';
+  const server = createServer((req, res) => {
+    const documents: Record<string, unknown> = {
+      '/.well-known/oauth-authorization-server': { issuer, jwks_uri: `${issuer}/jwks`, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token` },
+      '/jwks': jwks,
+    };
+    const document = documents[req.url ?? ''];
+    res.writeHead(document ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(document ?? {}));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    issuer,
+    mint({ clientId, scopes, audience, claims = {} }) {
+      const now = Math.floor(Date.now() / 1000);
+      // `claims` last: a test may override any of them (another `aud`, an `exp` in the past).
+      return new SignJWT({ iss: issuer, aud: audience, iat: now, exp: now + 300, client_id: clientId, scope: scopes.join(' '), ...claims })
+        .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid })
+        .sign(privateKey);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /** One request a fake remote registry received. */
