@@ -508,3 +508,47 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+for (const backend of BACKENDS) {
+  describe(`geo-crs added to a registry with zaken on ${backend.name}`, () => {
+    it('its migration converts the geometries stored before it to the storage CRS, in batches, with their boxes', async function () {
+      this.timeout(120_000);
+      const storage = await backend.open();
+      // Two registries in turn on one database: the first, without the plugin, must not close it.
+      const shared = Object.create(storage, { close: { value: async () => {} } });
+      try {
+        const before = await startRegistry(shared, { preset: 'none' });
+        const created = await before.request('/zaken', { method: 'POST', json: zaakInput({ zaakgeometrie: point([CONTROL.lon, CONTROL.lat]) }) });
+        assert.equal(created.status, 201, created.text);
+        await before.close();
+        // More zaken than one batch holds: copies of that one, each its own identificatie.
+        const knex = storage.knex;
+        const columns = ((await knex('information_schema.columns').where({ table_name: 'zaak' }).select('column_name')) as { column_name: string }[])
+          .map((c) => c.column_name)
+          .filter((name) => !['id', 'uuid', 'identificatie'].includes(name));
+        const list = columns.map((c) => `"${c}"`).join(', ');
+        await knex.raw(`insert into zaak (uuid, identificatie, ${list}) select gen_random_uuid(), identificatie || '-' || n, ${list} from zaak, generate_series(1, 1500) as n`);
+
+        const after = await startRegistry(shared, { plugins: [geoCrs({ storageCrs: 'EPSG:28992' })] });
+        try {
+          const rows = (await knex('zaak').select('zaakgeometrie', knex.raw('zaakgeometrie_bbox::text as box'))) as { zaakgeometrie: { coordinates: number[] }; box: string | null }[];
+          assert.equal(rows.length, 1501);
+          for (const row of rows) {
+            assert.ok(Math.abs(row.zaakgeometrie.coordinates[0] - CONTROL.x) < 0.01 && Math.abs(row.zaakgeometrie.coordinates[1] - CONTROL.y) < 0.01, JSON.stringify(row.zaakgeometrie));
+            assert.ok(row.box, 'every converted zaak has its box');
+          }
+          const inBox = await after.request(`/zaken?bbox=${CONTROL.x - 10},${CONTROL.y - 10},${CONTROL.x + 10},${CONTROL.y + 10}&bbox-crs=${encodeURIComponent(RD)}`);
+          assert.equal(inBox.status, 200, inBox.text);
+          assert.equal(inBox.body.count, 1501);
+          // Answered in CRS84 as the zaak was sent.
+          const [lon, lat] = inBox.body.results[0].zaakgeometrie.coordinates;
+          assert.ok(Math.abs(lon - CONTROL.lon) < 1e-7 && Math.abs(lat - CONTROL.lat) < 1e-7, `${lon} ${lat}`);
+        } finally {
+          await after.close();
+        }
+      } finally {
+        await storage.close();
+      }
+    });
+  });
+}

@@ -43,6 +43,9 @@ const PATHS: Record<string, [string, string]> = {
 
 const CRS_DESCRIPTION = "URI van een ondersteund CRS (zie /crss), bijvoorbeeld http://www.opengis.net/def/crs/EPSG/9.9.1/28992.";
 
+/** Zaken per statement when the bbox migration converts what the core stored before the plugin. */
+const MIGRATION_BATCH = 1000;
+
 /** Adds the bbox column, its GiST index, and the bboxes (and storage-CRS geometry) of the zaken stored so far. */
 function bboxMigration(storageCrs: CrsDefinition): Migration {
   return {
@@ -50,12 +53,23 @@ function bboxMigration(storageCrs: CrsDefinition): Migration {
     async up(knex: Knex) {
       await knex.raw('alter table zaak add column zaakgeometrie_bbox box');
       await knex.raw('create index zaak_zaakgeometrie_bbox on zaak using gist (zaakgeometrie_bbox)');
-      const rows = (await knex('zaak').whereNotNull('zaakgeometrie').select('id', 'zaakgeometrie')) as { id: number; zaakgeometrie: Geometry }[];
-      for (const row of rows) {
-        // The core stored geometry as sent, which without this plugin means CRS84.
-        const geometry = storageCrs === CRS84 ? row.zaakgeometrie : transformGeometry(row.zaakgeometrie, CRS84, storageCrs);
-        const box = extentOf(geometry);
-        await knex('zaak').where({ id: row.id }).update({ zaakgeometrie: JSON.stringify(geometry), zaakgeometrie_bbox: box ? boxLiteral(box) : null });
+      // In batches by id, one statement each: a registry with a million zaken is migrated in
+      // minutes, not one statement per zaak, and never holds all geometries in memory.
+      for (let after = 0; ; ) {
+        const rows = (await knex('zaak').whereNotNull('zaakgeometrie').where('id', '>', after).orderBy('id').limit(MIGRATION_BATCH).select('id', 'zaakgeometrie')) as { id: number; zaakgeometrie: Geometry }[];
+        if (!rows.length) break;
+        const bindings = rows.flatMap((row) => {
+          // The core stored geometry as sent, which without this plugin means CRS84.
+          const geometry = storageCrs === CRS84 ? row.zaakgeometrie : transformGeometry(row.zaakgeometrie, CRS84, storageCrs);
+          const box = extentOf(geometry);
+          return [row.id, JSON.stringify(geometry), box ? boxLiteral(box) : null];
+        });
+        await knex.raw(
+          `update zaak set zaakgeometrie = v.geometry::jsonb, zaakgeometrie_bbox = v.box::box
+           from (values ${rows.map(() => '(?::bigint, ?::text, ?::text)').join(', ')}) as v(id, geometry, box) where zaak.id = v.id`,
+          bindings,
+        );
+        after = rows[rows.length - 1].id;
       }
     },
   };
