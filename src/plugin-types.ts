@@ -135,6 +135,11 @@ export interface RegistryServices {
   readonly catalog: CatalogClient;
   /** Fetches URLs that clients sent, restricted to the allowed hosts, with timeouts and size caps. */
   readonly remote: RemoteClient;
+  /**
+   * A client for another remote API of a plugin's own (a Notificaties API): its own hosts and
+   * credentials, with the registry's request ids, spans and fetch metrics.
+   */
+  remoteClient(options: RemoteOptions): RemoteClient;
   readonly log: Logger;
   /** The configured public base URL, when one is set (otherwise each request derives its own). */
   readonly baseUrl?: string;
@@ -529,6 +534,41 @@ export type ZaakRecordKind =
 export interface RemoteCallOptions {
   signal?: AbortSignal;
 }
+
+/** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
+export interface RemoteCredentials {
+  clientId: string;
+  secret: string;
+}
+
+export interface RemoteOptions {
+  /**
+   * Hosts (`host` or `host:port`) the registry may fetch from. Anything else is refused before a
+   * connection is made: the SSRF guard for URLs that clients send.
+   */
+  allowedHosts: string[];
+  /** One deadline per request over the whole exchange (connecting, headers, body), default 5000 ms. */
+  timeoutMs?: number;
+  /** Largest response body accepted, default 1 MiB. */
+  maxBytes?: number;
+  /** Credentials per host (`host` or `host:port`). */
+  credentials?: Record<string, RemoteCredentials>;
+  /** Called after each exchange with an allowed host (metrics): its host, outcome and duration. */
+  onExchange?: (exchange: RemoteExchange) => void;
+}
+
+/** One finished exchange: the host is always an allowed one, so its values are bounded. */
+export interface RemoteExchange {
+  host: string;
+  outcome: 'ok' | RemoteFailure;
+  seconds: number;
+}
+
+/**
+ * Why fetching a remote resource failed: `not-allowed` (host not in the allow-list), `timeout`,
+ * `network`, `too-large`, `status` (not 200), `not-json`, `invalid-resource` (not the expected shape).
+ */
+export type RemoteFailure = 'not-allowed' | 'timeout' | 'network' | 'too-large' | 'status' | 'not-json' | 'invalid-resource';
 
 export interface RemoteClient {
   /** GET a JSON document; throws `RemoteError` unless the answer is 200 with a JSON body. */

@@ -237,14 +237,16 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
   traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
-  const remote = remoteClient({
-    allowedHosts: [],
-    ...options.remote,
-    onExchange: (exchange) => {
-      metrics.observeRemote(exchange);
-      options.remote?.onExchange?.(exchange);
-    },
-  });
+  // Every remote client of the registry and its plugins reports to the metrics.
+  const meteredClient = (clientOptions: RemoteOptions) =>
+    remoteClient({
+      ...clientOptions,
+      onExchange: (exchange) => {
+        metrics.observeRemote(exchange);
+        clientOptions.onExchange?.(exchange);
+      },
+    });
+  const remote = meteredClient({ allowedHosts: [], ...options.remote });
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const assembly: Assembly = {
@@ -263,6 +265,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     storage,
     catalog: options.catalog ?? httpCatalog({ remote, onLookup: metrics.observeCache }),
     remote,
+    remoteClient: meteredClient,
     log,
     baseUrl,
     zaken: zaakService(storage, host, records, () => services),

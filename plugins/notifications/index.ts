@@ -1,6 +1,5 @@
 import {
   deliveryFailure,
-  remoteClient,
   type ChangeAction,
   type OutboxDelivery,
   type Plugin,
@@ -72,11 +71,8 @@ export function notifications(options: NotificationsOptions): Plugin {
   const base = options.url.replace(/\/+$/, '');
   const kanaal = options.kanaal ?? 'zaken';
   const target = new URL(base).host;
-  const nrc: RemoteClient = remoteClient({
-    allowedHosts: [target],
-    timeoutMs: options.timeoutMs,
-    credentials: options.auth ? { [target]: options.auth } : undefined,
-  });
+  // Made at setup, by the registry: its calls then carry request ids and count in the fetch metrics.
+  let nrc: RemoteClient;
   let services: RegistryServices;
   let kanaalReady: Promise<void> | undefined;
 
@@ -109,6 +105,7 @@ export function notifications(options: NotificationsOptions): Plugin {
     name: 'notifications',
     setup(api) {
       services = api.registry;
+      nrc = services.remoteClient({ allowedHosts: [target], timeoutMs: options.timeoutMs, credentials: options.auth ? { [target]: options.auth } : undefined });
       api.addDeliveryHandler(KIND, deliver);
       if (options.registerKanaal !== false) {
         // At start, without holding it up; the first delivery tries again if the Notificaties API is not there yet.

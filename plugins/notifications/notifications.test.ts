@@ -69,6 +69,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(created.kenmerken, { bronorganisatie: RSIN, zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
       const auth = nrc.requests.find((r) => r.path.endsWith('/notificaties'))!.authorization!;
       assert.equal(decodeJwt(auth.replace(/^Bearer /, '')).client_id, 'zaakregister');
+      // Its calls count in the registry's fetch metrics, under the Notificaties API's host.
+      const metrics = await (await fetch(`${new URL(api.base).origin}/metrics`)).text();
+      const calls = metrics.match(new RegExp(`zaakregister_remote_fetch_duration_seconds_count\\{host="${new URL(nrc.url).host}",outcome="ok"\\} (\\d+)`));
+      assert.ok(calls && Number(calls[1]) >= 4, metrics.split('\n').filter((l) => l.includes('remote_fetch_duration_seconds_count')).join('\n'));
     });
 
     it('publishes the records and actions the 1.5.1 contract lists, and nothing else', async () => {

@@ -1,43 +1,8 @@
 import { signZgwJwt } from '../auth/sign.js';
 import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 import { startSpan } from '../ops/tracing.js';
-import type { RemoteCallOptions, RemoteClient } from '../plugin-types.js';
-export type { RemoteCallOptions, RemoteClient };
-
-/** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
-export interface RemoteCredentials {
-  clientId: string;
-  secret: string;
-}
-
-export interface RemoteOptions {
-  /**
-   * Hosts (`host` or `host:port`) the registry may fetch from. Anything else is refused before a
-   * connection is made: the SSRF guard for URLs that clients send.
-   */
-  allowedHosts: string[];
-  /** One deadline per request over the whole exchange (connecting, headers, body), default 5000 ms. */
-  timeoutMs?: number;
-  /** Largest response body accepted, default 1 MiB. */
-  maxBytes?: number;
-  /** Credentials per host (`host` or `host:port`). */
-  credentials?: Record<string, RemoteCredentials>;
-  /** Called after each exchange with an allowed host (metrics): its host, outcome and duration. */
-  onExchange?: (exchange: RemoteExchange) => void;
-}
-
-/** One finished exchange: the host is always an allowed one, so its values are bounded. */
-export interface RemoteExchange {
-  host: string;
-  outcome: 'ok' | RemoteFailure;
-  seconds: number;
-}
-
-/**
- * Why fetching a remote resource failed: `not-allowed` (host not in the allow-list), `timeout`,
- * `network`, `too-large`, `status` (not 200), `not-json`, `invalid-resource` (not the expected shape).
- */
-export type RemoteFailure = 'not-allowed' | 'timeout' | 'network' | 'too-large' | 'status' | 'not-json' | 'invalid-resource';
+import type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions } from '../plugin-types.js';
+export type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions };
 
 export class RemoteError extends Error {
   constructor(
