@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { consoleLogger, createRegistry, type Plugin } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
+import { eventually } from './helpers/eventually.js';
 import { startRegistry, testCatalog, zaakInput, type TestServer } from './helpers/registry.js';
 import { startZgwWorld, type ZgwWorld } from './helpers/zgw-world.js';
 
@@ -58,6 +59,11 @@ for (const backend of BACKENDS) {
       assert.equal((await server.request('/zaken/not-a-uuid-evil-value')).status, 404);
       assert.equal((await server.request('/no-such-path-evil-value?evil-value=1')).status, 404);
       await server.registry.outbox.deliverDue();
+      // The background dispatcher may still hold one it claimed first: wait until both are settled.
+      await eventually(async () => {
+        const counts = await server.registry.outbox.counts();
+        assert.equal(counts.delivered + counts.gaveUp, 2, JSON.stringify(counts));
+      });
       const origin = new URL(server.base).origin;
       const response = await fetch(`${origin}/metrics`);
       assert.equal(response.status, 200);
