@@ -4,6 +4,8 @@ export interface Logger {
   info(message: string, details?: Record<string, unknown>): void;
   warn(message: string, details?: Record<string, unknown>): void;
   error(message: string, details?: Record<string, unknown>): void;
+  /** The lowest level it writes, when it can say: the registry then skips building lines nobody keeps (the access log's). */
+  readonly level?: LogLevel;
 }
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -17,5 +19,5 @@ export function consoleLogger(level: LogLevel = 'info'): Logger {
     const suffix = details && Object.keys(details).length ? ' ' + JSON.stringify(details) : '';
     process.stderr.write(`[zaakregister] ${at}: ${message}${suffix}\n`);
   };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  return { level, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

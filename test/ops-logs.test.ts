@@ -154,3 +154,32 @@ describe('access log of the standalone server', () => {
     }
   });
 });
+
+describe('access log through a logger that is not pino', () => {
+  /** A plain `Logger` at `level`, keeping what it is given. */
+  const plainLogger = (level: 'info' | 'warn') => {
+    const lines: { at: string; message: string; details?: Record<string, unknown> }[] = [];
+    const write = (at: string) => (message: string, details?: Record<string, unknown>) => void lines.push({ at, message, details });
+    return { lines, logger: { level, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') } };
+  };
+
+  it('gets the access lines its level keeps, and only those are built', async () => {
+    for (const level of ['info', 'warn'] as const) {
+      const { lines, logger } = plainLogger(level);
+      const server = await startRegistry(await BACKENDS[0].open(), { logger, plugins: [careless] });
+      try {
+        assert.equal((await server.request('/zaken')).status, 200);
+        assert.equal((await server.request('/zaken', { headers: { 'x-fail': 'yes' } })).status, 500);
+      } finally {
+        await server.close();
+      }
+      // The access lines (with `res`), not the error line the failure itself writes.
+      const access = lines.filter((line) => (line.message === 'request completed' || line.message === 'request failed') && line.details?.res);
+      assert.deepEqual(
+        access.map((line) => [line.at, line.message, (line.details?.res as { status: number }).status]),
+        level === 'info' ? [['info', 'request completed', 200], ['error', 'request failed', 500]] : [['error', 'request failed', 500]],
+        level,
+      );
+    }
+  });
+});

@@ -17,7 +17,9 @@ function pinoOver(log: Logger): Pino {
       done();
     },
   });
-  return pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, lines);
+  // Access lines are info (failed requests error): what the logger would drop is not even built.
+  const level = log.level === undefined || log.level === 'debug' ? 'info' : log.level;
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, lines);
 }
 
 /** Requests an access logger already watches: the standalone app and the API router both have one. */
