@@ -42,7 +42,19 @@ const COORDINATE_DEPTH: Record<string, number> = {
  * `bbox` member is recomputed from the transformed coordinates.
  */
 export function transformGeometry<G extends Geometry>(geometry: G, fromCrs: CrsInput, toCrs: CrsInput, options?: TransformOptions): G {
-  return transformWith(geometry, createTransformer(fromCrs, toCrs, options)) as G;
+  return transformWith(geometry, transformerFor(fromCrs, toCrs, options)) as G;
+}
+
+/** Transformers between CRS definitions, made once: callers transform a page of geometries one by one. */
+const transformers = new WeakMap<object, WeakMap<object, Transformer>>();
+
+function transformerFor(fromCrs: CrsInput, toCrs: CrsInput, options?: TransformOptions): Transformer {
+  if (options || typeof fromCrs !== 'object' || typeof toCrs !== 'object') return createTransformer(fromCrs, toCrs, options);
+  let byTarget = transformers.get(fromCrs);
+  if (!byTarget) transformers.set(fromCrs, (byTarget = new WeakMap()));
+  let transformer = byTarget.get(toCrs);
+  if (!transformer) byTarget.set(toCrs, (transformer = createTransformer(fromCrs, toCrs)));
+  return transformer;
 }
 
 function transformWith(geometry: Geometry, transformer: Transformer): Geometry {
