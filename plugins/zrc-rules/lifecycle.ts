@@ -47,6 +47,16 @@ export function lifecycle(lookups: Lookups) {
     return subjects.filter((zaak) => zaak && typeof zaak.uuid === 'string');
   }
 
+  /**
+   * The zaken as the core's `lock` step left them, by uuid. The first one of a uuid: a zaak update
+   * names the zaak as locked, then as it will be after the write.
+   */
+  function asLocked(zaken: Zaak[]): Map<string, Zaak> {
+    const byUuid = new Map<string, Zaak>();
+    for (const zaak of zaken) if (!byUuid.has(String(zaak.uuid))) byUuid.set(String(zaak.uuid), zaak);
+    return byUuid;
+  }
+
   async function refuseIfClosed(ctx: RequestContext, zaak: Zaak): Promise<void> {
     if (!zaak.einddatum || !ctx.principal) return;
     const subject = zaak as unknown as AccessSubject;
@@ -101,17 +111,19 @@ export function lifecycle(lookups: Lookups) {
     },
 
     /**
-     * Locks the zaken the write touches, and `also` (a hoofdzaak being linked), in uuid order (one
-     * order for every request, so they cannot deadlock each other; the core's writes hold them already),
-     * then checks the state on the locked rows: closed, closing, destruction.
+     * Checks the state on the locked zaken the write touches: closed, closing, destruction. An
+     * operation with a `lock` step has locked them already and set them as they are now; only the rows
+     * it did not lock (`also`, a hoofdzaak being linked) are locked here, in uuid order (one order for
+     * every request, so they cannot deadlock each other).
      */
     async beforeWrite(ctx: RequestContext, also: string[] = []): Promise<void> {
       const { resource, action } = ctx.operation;
       if (resource === 'zaak' && action === 'destroy') return checkDestroy(ctx);
       const touched = guarded(ctx) ? zakenOf(ctx) : [];
+      const lockedByCore = ctx.operation.lock ? asLocked(touched) : new Map<string, Zaak>();
       const uuids = [...new Set([...touched.map((z) => String(z.uuid)), ...also])].sort();
       for (const uuid of uuids) {
-        const now = await ctx.registry.zaken.find(ctx, uuid, { lock: true });
+        const now = lockedByCore.get(uuid) ?? (await ctx.registry.zaken.find(ctx, uuid, { lock: true }));
         if (!now) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         if (uuid === ctx.zaak?.uuid) locked.set(ctx, now);
         if (touched.some((zaak) => zaak.uuid === uuid)) await refuseIfClosed(ctx, now);
