@@ -47,16 +47,6 @@ export function lifecycle(lookups: Lookups) {
     return subjects.filter((zaak) => zaak && typeof zaak.uuid === 'string');
   }
 
-  /**
-   * The zaken as the core's `lock` step left them, by uuid. The first one of a uuid: a zaak update
-   * names the zaak as locked, then as it will be after the write.
-   */
-  function asLocked(zaken: Zaak[]): Map<string, Zaak> {
-    const byUuid = new Map<string, Zaak>();
-    for (const zaak of zaken) if (!byUuid.has(String(zaak.uuid))) byUuid.set(String(zaak.uuid), zaak);
-    return byUuid;
-  }
-
   async function refuseIfClosed(ctx: RequestContext, zaak: Zaak): Promise<void> {
     if (!zaak.einddatum || !ctx.principal) return;
     const subject = zaak as unknown as AccessSubject;
@@ -120,7 +110,8 @@ export function lifecycle(lookups: Lookups) {
       const { resource, action } = ctx.operation;
       if (resource === 'zaak' && action === 'destroy') return checkDestroy(ctx);
       const touched = guarded(ctx) ? zakenOf(ctx) : [];
-      const lockedByCore = ctx.operation.lock ? asLocked(touched) : new Map<string, Zaak>();
+      // The lock step's contract: `ctx.zaak` and the access subjects are the zaken as it locked them.
+      const lockedByCore = new Map(ctx.operation.lock ? touched.map((zaak) => [String(zaak.uuid), zaak]) : []);
       const uuids = [...new Set([...touched.map((z) => String(z.uuid)), ...also])].sort();
       for (const uuid of uuids) {
         const now = lockedByCore.get(uuid) ?? (await ctx.registry.zaken.find(ctx, uuid, { lock: true }));
