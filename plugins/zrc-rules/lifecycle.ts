@@ -101,17 +101,20 @@ export function lifecycle(lookups: Lookups) {
     },
 
     /**
-     * Locks the zaken the write touches, and `also` (a hoofdzaak being linked), in uuid order (one
-     * order for every request, so they cannot deadlock each other; the core's writes hold them already),
-     * then checks the state on the locked rows: closed, closing, destruction.
+     * Checks the state on the locked zaken the write touches: closed, closing, destruction. An
+     * operation with a `lock` step has locked them already and set them as they are now; only the rows
+     * it did not lock (`also`, a hoofdzaak being linked) are locked here, in uuid order (one order for
+     * every request, so they cannot deadlock each other).
      */
     async beforeWrite(ctx: RequestContext, also: string[] = []): Promise<void> {
       const { resource, action } = ctx.operation;
       if (resource === 'zaak' && action === 'destroy') return checkDestroy(ctx);
       const touched = guarded(ctx) ? zakenOf(ctx) : [];
+      // The lock step's contract: `ctx.zaak` and the access subjects are the zaken as it locked them.
+      const lockedByCore = new Map(ctx.operation.lock ? touched.map((zaak) => [String(zaak.uuid), zaak]) : []);
       const uuids = [...new Set([...touched.map((z) => String(z.uuid)), ...also])].sort();
       for (const uuid of uuids) {
-        const now = await ctx.registry.zaken.find(ctx, uuid, { lock: true });
+        const now = lockedByCore.get(uuid) ?? (await ctx.registry.zaken.find(ctx, uuid, { lock: true }));
         if (!now) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         if (uuid === ctx.zaak?.uuid) locked.set(ctx, now);
         if (touched.some((zaak) => zaak.uuid === uuid)) await refuseIfClosed(ctx, now);

@@ -8,6 +8,8 @@ import { LEZEN } from './scopes.js';
 
 const ONLY_FIRST_STATUS = 'Met de scope zaken.aanmaken alleen mag enkel de eerste status van een zaak gezet worden.';
 
+const gezetdoorOf = (row: RecordRow, baseUrl: string) => (row.gezetdoor_uuid ? `${baseUrl}/rollen/${String(row.gezetdoor_uuid)}` : '');
+
 /** Status: GET and POST only (a status is history; it is never changed or removed by itself). */
 export const statusDefinition: ZaakRecordDefinition = {
   name: 'status',
@@ -74,9 +76,18 @@ export const statusDefinition: ZaakRecordDefinition = {
     }
     return (row: RecordRow) => ({
       indicatieLaatstGezetteStatus: latestUuids.has(row.uuid),
-      gezetdoor: row.gezetdoor_uuid ? `${baseUrl}/rollen/${String(row.gezetdoor_uuid)}` : '',
+      gezetdoor: gezetdoorOf(row, baseUrl),
       zaakinformatieobjecten: ziosByStatus.get(row.id) ?? [],
     });
+  },
+  inserted: {
+    returning: {
+      gezetdoor_uuid: 'select uuid from rol where rol.id = status.gezetdoor_id',
+      // The new row has the highest id, so it is the latest unless another is set later (the zaak is locked).
+      latest: 'select not exists (select 1 from status later where later.zaak_id = status.zaak_id and later.datum_status_gezet > status.datum_status_gezet)',
+    },
+    // No zaakinformatieobject can name a status before it exists.
+    derive: (row, baseUrl) => ({ indicatieLaatstGezetteStatus: row.latest === true, gezetdoor: gezetdoorOf(row, baseUrl), zaakinformatieobjecten: [] }),
   },
   weergave: (status) => `Status van ${String(status.datumStatusGezet)}`,
 };

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { testApps } from './helpers/apps.js';
+import { BACKENDS } from './helpers/backends.js';
+import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+
+/**
+ * The write path's round trips: each statement of a write waits for the database, so `POST /zaken` and
+ * `POST /statussen` send a fixed, small number of them (with the standard preset: zrc-rules, archive,
+ * the audit row), and a zaak locked by the core is not locked again by a plugin.
+ */
+for (const backend of BACKENDS) {
+  describe(`statements per write on ${backend.name}`, () => {
+    let api: TestServer;
+    const apps = testApps();
+    const post = async (path: string, json: unknown) => {
+      const response = await api.request(path, { method: 'POST', json, headers: await apps.headers('alles') });
+      assert.equal(response.status, 201, response.text);
+      return response.body;
+    };
+    /** The statements of the request's own transaction (not the outbox dispatcher's polls and claims in between). */
+    const statementsOf = async (work: () => Promise<unknown>) => {
+      const sql: string[] = [];
+      const knex = api.registry.services.storage.knex;
+      const listener = (query: { sql: string }) => {
+        if (!/from "outbox"|update "outbox"|outbox_dispatch/i.test(query.sql)) sql.push(query.sql);
+      };
+      knex.on('query', listener);
+      try {
+        await work();
+      } finally {
+        knex.off('query', listener);
+      }
+      return sql;
+    };
+    const lockingStatements = (sql: string[], table: string) => sql.filter((s) => new RegExp(`from "${table}".*for update`, 'is').test(s));
+
+    before(async () => {
+      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization });
+    });
+    after(async () => api?.close());
+
+    it('creates a zaak with its audit row in at most 4 statements (BEGIN and COMMIT included)', async () => {
+      await post('/zaken', zaakInput()); // warms the catalog cache: the count is that of a cached catalog
+      const sql = await statementsOf(() => post('/zaken', zaakInput()));
+      assert.ok(sql.length <= 4, `${sql.length} statements:\n${sql.join('\n')}`);
+      assert.ok(sql.some((s) => /insert into "zaak"/i.test(s)));
+      assert.ok(sql.some((s) => /insert into "audittrail"/i.test(s)));
+    });
+
+    it('creates a status locking its zaak once, in at most 6 statements', async () => {
+      const zaak = await post('/zaken', zaakInput());
+      await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-02T10:00:00Z' });
+      const sql = await statementsOf(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-03T10:00:00Z' }));
+      assert.equal(lockingStatements(sql, 'zaak').length, 1, sql.join('\n'));
+      assert.ok(sql.length <= 6, `${sql.length} statements:\n${sql.join('\n')}`);
+    });
+
+    it('answers a created status as a read of it shows it, without reading it back', async () => {
+      const zaak = await post('/zaken', zaakInput());
+      const rol = await post('/rollen', {
+        zaak: zaak.url,
+        betrokkeneType: 'natuurlijk_persoon',
+        roltype: TYPES.roltypeBehandelaar,
+        roltoelichting: 'behandelaar',
+        betrokkeneIdentificatie: { inpBsn: '111222333' },
+      });
+      const later = await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-05T10:00:00Z', gezetdoor: rol.url });
+      const earlier = await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-04T10:00:00Z' });
+      const again = await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-05T10:00:00Z' });
+      assert.equal(later.indicatieLaatstGezetteStatus, true);
+      assert.equal(later.gezetdoor, rol.url);
+      assert.equal(earlier.indicatieLaatstGezetteStatus, false, 'a status set before the latest one is not the latest');
+      assert.equal(earlier.gezetdoor, '');
+      assert.equal(again.indicatieLaatstGezetteStatus, true, 'of two set at the same moment, the one set last is the latest');
+      const read = await api.request(earlier.url, { headers: await apps.headers('alles') });
+      assert.deepEqual(earlier, read.body);
+    });
+  });
+}
