@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
+import { statementsDuring } from './helpers/statements.js';
 import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
 /**
@@ -18,20 +19,8 @@ for (const backend of BACKENDS) {
       return response.body;
     };
     /** The statements of the request's own transaction (not the outbox dispatcher's polls and claims in between). */
-    const statementsOf = async (work: () => Promise<unknown>) => {
-      const sql: string[] = [];
-      const knex = api.registry.services.storage.knex;
-      const listener = (query: { sql: string }) => {
-        if (!/from "outbox"|update "outbox"|outbox_dispatch/i.test(query.sql)) sql.push(query.sql);
-      };
-      knex.on('query', listener);
-      try {
-        await work();
-      } finally {
-        knex.off('query', listener);
-      }
-      return sql;
-    };
+    const statementsOf = (work: () => Promise<unknown>) =>
+      statementsDuring(api.registry.services.storage.knex, work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
     const lockingStatements = (sql: string[], table: string) => sql.filter((s) => new RegExp(`from "${table}".*for update`, 'is').test(s));
 
     before(async () => {

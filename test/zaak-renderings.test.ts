@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
+import { statementsDuring } from './helpers/statements.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
 /**
@@ -27,20 +28,7 @@ for (const backend of BACKENDS) {
       return page.body.results.find((z: any) => z.uuid === uuid);
     };
     /** The statements about zaken sent while `work` runs (not the outbox dispatcher's polls in between). */
-    const queriesDuring = async (work: () => Promise<unknown>) => {
-      const sql: string[] = [];
-      const knex = api.registry.services.storage.knex;
-      const listener = (query: { sql: string }) => {
-        if (!/outbox/.test(query.sql) && /"zaak"/.test(query.sql)) sql.push(query.sql);
-      };
-      knex.on('query', listener);
-      try {
-        await work();
-      } finally {
-        knex.off('query', listener);
-      }
-      return sql;
-    };
+    const queriesDuring = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, (sql) => !/outbox/.test(sql) && /"zaak"/.test(sql));
 
     before(async () => {
       api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization });

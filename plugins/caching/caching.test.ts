@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { invalidParam, type Plugin } from '../../src/index.js';
 import { testApps } from '../../test/helpers/apps.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
+import { statementsDuring } from '../../test/helpers/statements.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { createZaakFamily, type ZaakFamily } from '../../test/helpers/zaak-family.js';
 import { caching, etagOf, parseIfNoneMatch } from './index.js';
@@ -33,18 +34,7 @@ for (const backend of BACKENDS) {
       api.request(url, { method, headers: { ...(await apps.headers('alles')), ...headers } });
     const post = async (path: string, json: unknown) => api.request(path, { method: 'POST', json, headers: await apps.headers('alles') });
     /** The SQL the registry sends while `work` runs. */
-    const queriesDuring = async (work: () => Promise<unknown>) => {
-      const sql: string[] = [];
-      const knex = api.registry.services.storage.knex;
-      const listener = (query: { sql: string }) => sql.push(query.sql);
-      knex.on('query', listener);
-      try {
-        await work();
-      } finally {
-        knex.off('query', listener);
-      }
-      return sql;
-    };
+    const queriesDuring = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work);
     const detailUrls = () => [
       family.zaak.url,
       family.status.url,
