@@ -195,8 +195,8 @@ export async function testIssuer(): Promise<TestIssuer> {
     res.writeHead(document ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(document ?? {}));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLocally(server);
+  issuer = listening.origin;
   return {
     issuer,
     mint({ clientId, scopes, audience, claims = {} }) {
@@ -206,6 +206,15 @@ export async function testIssuer(): Promise<TestIssuer> {
         .setProtectedHeader({ alg: 'PS256', typ: 'at+jwt', kid })
         .sign(privateKey);
     },
+    close: listening.close,
+  };
+}
+
+/** `server` on a free port of 127.0.0.1: its origin, and a close that does not wait for idle keep-alive connections. */
+async function listenLocally(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -261,9 +270,9 @@ export async function fakeRemoteRegistry(
     res.writeHead(answer.status, answer.body === undefined ? {} : { 'content-type': 'application/json' });
     res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenLocally(server);
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: listening.origin,
     requests,
     received(count = requests.length + 1, timeoutMs = 10_000) {
       if (requests.length >= count) return Promise.resolve(requests);
@@ -272,11 +281,7 @@ export async function fakeRemoteRegistry(
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(requests)) });
       });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: listening.close,
   };
 }
 

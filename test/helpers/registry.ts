@@ -1,41 +1,29 @@
 import type { AddressInfo } from 'node:net';
 import { createRegistry, consoleLogger, staticCatalog, type Registry, type RegistryOptions, type Storage } from '../../src/index.js';
+import { TEST_RSIN, TEST_TYPES, testCatalogData } from '../../src/testing/index.js';
 
-export const ZAAKTYPE = 'http://catalogus.test/api/v1/zaaktypen/11111111-1111-4111-8111-111111111111';
-export const ZAAKTYPE_GEHEIM = 'http://catalogus.test/api/v1/zaaktypen/22222222-2222-4222-8222-222222222222';
-export const RSIN = '517439943';
+export const ZAAKTYPE = TEST_TYPES.zaaktype;
+export const ZAAKTYPE_GEHEIM = TEST_TYPES.zaaktypeGeheim;
+export const RSIN = TEST_RSIN;
 export const RSIN_2 = '002220647';
 
-const CATALOGUS = 'http://catalogus.test/api/v1';
-/** Types of ZAAKTYPE in the test catalog, by what tests call them. */
+const CATALOGUS = new URL('..', TEST_TYPES.zaaktype).href.replace(/\/$/, '');
+/** Types of ZAAKTYPE in the test catalog, by what tests call them: the toolkit's, and two more. */
 export const TYPES = {
-  statustypeStart: `${CATALOGUS}/statustypen/31111111-1111-4111-8111-111111111111`,
-  statustypeEind: `${CATALOGUS}/statustypen/32222222-2222-4222-8222-222222222222`,
-  resultaattype: `${CATALOGUS}/resultaattypen/41111111-1111-4111-8111-111111111111`,
-  roltypeInitiator: `${CATALOGUS}/roltypen/51111111-1111-4111-8111-111111111111`,
-  roltypeBehandelaar: `${CATALOGUS}/roltypen/52222222-2222-4222-8222-222222222222`,
+  ...TEST_TYPES,
   roltypeCoordinator: `${CATALOGUS}/roltypen/53333333-3333-4333-8333-333333333333`,
   eigenschap: `${CATALOGUS}/eigenschappen/61111111-1111-4111-8111-111111111111`,
 };
 
-export const testCatalog = () =>
-  staticCatalog({
-    zaaktypen: [
-      { url: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar', informatieobjecttypen: [] },
-      { url: ZAAKTYPE_GEHEIM, vertrouwelijkheidaanduiding: 'geheim', statustypen: [], informatieobjecttypen: [] },
-    ],
-    statustypen: [
-      { url: TYPES.statustypeStart, zaaktype: ZAAKTYPE, volgnummer: 1, omschrijving: 'Ontvangen' },
-      { url: TYPES.statustypeEind, zaaktype: ZAAKTYPE, volgnummer: 2, omschrijving: 'Afgehandeld' },
-    ],
-    resultaattypen: [{ url: TYPES.resultaattype, zaaktype: ZAAKTYPE, omschrijving: 'Toegekend' }],
-    roltypen: [
-      { url: TYPES.roltypeInitiator, zaaktype: ZAAKTYPE, omschrijving: 'Aanvrager', omschrijvingGeneriek: 'initiator' },
-      { url: TYPES.roltypeBehandelaar, zaaktype: ZAAKTYPE, omschrijving: 'Behandelaar', omschrijvingGeneriek: 'behandelaar' },
-      { url: TYPES.roltypeCoordinator, zaaktype: ZAAKTYPE, omschrijving: 'Coördinator', omschrijvingGeneriek: 'zaakcoordinator' },
-    ],
+/** The toolkit's test catalog (`zaakregister/testing`) with a coördinator roltype and an eigenschap. */
+export const testCatalog = () => {
+  const data = testCatalogData();
+  return staticCatalog({
+    ...data,
+    roltypen: [...(data.roltypen ?? []), { url: TYPES.roltypeCoordinator, zaaktype: ZAAKTYPE, omschrijving: 'Coördinator', omschrijvingGeneriek: 'zaakcoordinator' }],
     eigenschappen: [{ url: TYPES.eigenschap, zaaktype: ZAAKTYPE, naam: 'kenteken' }],
   });
+};
 
 export interface TestServer {
   registry: Registry;
