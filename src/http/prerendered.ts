@@ -2,18 +2,16 @@
  * JSON text made once for a representation and reused while the representation is unchanged: a page
  * of stored renderings is sent by concatenating their text, without serializing each zaak again.
  *
- * A rendering is shared between requests, so it is frozen; each request gets a shallow copy of it
- * (hooks may add or replace fields, as `expand` does). At serialization the copy is compared with its
- * rendering field by field: any change and the copy is serialized as usual.
+ * A rendering is shared between requests, so it is frozen; each request gets a copy-on-write view of
+ * it (a Proxy): reading costs no copy, and the first change (hooks may add or replace fields, as
+ * `expand` does) makes the view's own shallow copy, which is then serialized as usual. Nested values
+ * stay frozen: a hook replaces them rather than changing them in place.
  */
 
 export interface Rendering {
   readonly fields: Readonly<Record<string, unknown>>;
-  readonly keyCount: number;
   readonly json: string;
 }
-
-const handedOut = new WeakMap<object, Rendering>();
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -25,25 +23,46 @@ function deepFreeze<T>(value: T): T {
 
 /** A stored rendering of a representation: frozen, with its JSON text. */
 export function renderingOf(representation: Record<string, unknown>): Rendering {
-  return { fields: deepFreeze(representation), keyCount: Object.keys(representation).length, json: JSON.stringify(representation) };
+  return { fields: deepFreeze(representation), json: JSON.stringify(representation) };
 }
 
-/** The representation for one request: a copy of the rendering that serializes to its stored text while unchanged. */
+/** The target behind a view: its rendering, and its own copy once changed. */
+interface View {
+  rendering: Rendering;
+  copy?: Record<string | symbol, unknown>;
+}
+
+const VIEW = Symbol('rendering view');
+const read = (view: View) => (view.copy ?? view.rendering.fields) as Record<string | symbol, unknown>;
+const own = (view: View) => (view.copy ??= { ...view.rendering.fields });
+
+/** One handler for every view: reads from the rendering until the first change, then from the copy. */
+const VIEW_HANDLER: ProxyHandler<View> = {
+  get: (view, key) => (key === VIEW ? view : read(view)[key]),
+  has: (view, key) => key in read(view),
+  ownKeys: (view) => Reflect.ownKeys(read(view)),
+  getOwnPropertyDescriptor(view, key) {
+    const found = Reflect.getOwnPropertyDescriptor(read(view), key);
+    // Reported configurable and writable: the view is a plain object to whoever holds it.
+    return found && { value: found.value, enumerable: found.enumerable, writable: true, configurable: true };
+  },
+  set: (view, key, value) => Reflect.set(own(view), key, value),
+  deleteProperty: (view, key) => Reflect.deleteProperty(own(view), key),
+  defineProperty: (view, key, descriptor) => Reflect.defineProperty(own(view), key, descriptor),
+};
+
+/** The representation for one request: a view of the rendering that serializes to its stored text while unchanged. */
 export function handOut(rendering: Rendering): Record<string, unknown> {
-  const copy = { ...rendering.fields };
-  handedOut.set(copy, rendering);
-  return copy;
+  return new Proxy<View>({ rendering }, VIEW_HANDLER) as unknown as Record<string, unknown>;
 }
 
-/** The stored text of a copy still equal to its rendering, field by field. */
-function storedJson(value: unknown): string | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const rendering = handedOut.get(value);
-  if (!rendering) return undefined;
-  const keys = Object.keys(value);
-  if (keys.length !== rendering.keyCount) return undefined;
-  for (const key of keys) if ((value as Record<string, unknown>)[key] !== rendering.fields[key]) return undefined;
-  return rendering.json;
+const viewOf = (value: unknown) => (value && typeof value === 'object' ? ((value as Record<symbol, unknown>)[VIEW] as View | undefined) : undefined);
+
+/** A view's JSON text: the stored text while unchanged, its copy serialized once changed; undefined for anything else. */
+function viewJson(value: unknown): string | undefined {
+  const view = viewOf(value);
+  if (!view) return undefined;
+  return view.copy ? JSON.stringify(view.copy) : view.rendering.json;
 }
 
 /**
@@ -52,21 +71,15 @@ function storedJson(value: unknown): string | undefined {
  */
 export function toJson(body: unknown): string {
   if (typeof body === 'string') return body;
-  const own = storedJson(body);
+  const own = viewJson(body);
   if (own !== undefined) return own;
   const results = (body as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results) || Array.isArray(body) || !results.length) return JSON.stringify(body);
-  const texts: string[] = [];
-  for (const item of results) {
-    const text = storedJson(item);
-    if (text === undefined) return JSON.stringify(body);
-    texts.push(text);
+  if (!Array.isArray(results) || Array.isArray(body) || !results.some(viewOf)) return JSON.stringify(body);
+  const members: string[] = [];
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const text = key === 'results' ? `[${results.map((item) => viewJson(item) ?? JSON.stringify(item) ?? 'null').join(',')}]` : JSON.stringify(value);
+    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
   }
-  const members = Object.entries(body as Record<string, unknown>).flatMap(([key, value]) => {
-    if (key === 'results') return [`"results":[${texts.join(',')}]`];
-    const text = JSON.stringify(value);
-    return text === undefined ? [] : [`${JSON.stringify(key)}:${text}`];
-  });
   return `{${members.join(',')}}`;
 }
 
@@ -77,6 +90,11 @@ export function toJson(body: unknown): string {
 export class RenderingCache {
   private readonly entries = new Map<string, { revision: string; rendering: Rendering }>();
   constructor(private readonly maxEntries: number) {}
+
+  /** Whether a rendering of any revision is kept for `key`. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
 
   get(key: string, revision: string): Rendering | undefined {
     const entry = this.entries.get(key);

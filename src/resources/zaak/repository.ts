@@ -133,17 +133,31 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
   }
 }
 
+/** Each `findZaakByUuid` statement, built once per dialect: a zaak read is the hottest statement, and building it cost more than its plan. */
+const byUuidStatements = new Map<string, { sql: string; bindings: readonly Knex.Value[]; slot: number }>();
+const UUID_SLOT = '00000000-0000-0000-0000-000000000000';
+
 export async function findZaakByUuid(
   db: Knex | Knex.Transaction,
   uuid: string,
   options: { forUpdate?: boolean; relations?: boolean } = {},
 ): Promise<ZaakRow | undefined> {
-  const query = withRevision(selectZaken(db)).where('zaak.uuid', uuid).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
   // A named statement: PostgreSQL plans this join and its subselects once per connection instead of
   // on every request, where planning cost more than running it (one name per fixed SQL text).
-  query.options({ name: `zaak_by_uuid${options.relations ? '_relations' : ''}${options.forUpdate ? '_locked' : ''}` });
-  if (options.forUpdate) query.forUpdate('zaak');
-  return (await query) as ZaakRow | undefined;
+  const name = `zaak_by_uuid${options.relations ? '_relations' : ''}${options.forUpdate ? '_locked' : ''}`;
+  const key = `${db.client.dialect} ${name}`;
+  let statement = byUuidStatements.get(key);
+  if (!statement) {
+    const query = withRevision(selectZaken(db)).where('zaak.uuid', UUID_SLOT).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
+    if (options.forUpdate) query.forUpdate('zaak');
+    const { sql, bindings } = query.toSQL();
+    statement = { sql, bindings, slot: bindings.indexOf(UUID_SLOT) };
+    byUuidStatements.set(key, statement);
+  }
+  const bindings = [...statement.bindings];
+  bindings[statement.slot] = uuid;
+  const { rows } = (await db.raw(statement.sql, bindings).options({ name })) as { rows: ZaakRow[] };
+  return rows[0];
 }
 
 /** The deelzaken of a zaak, oldest first. */

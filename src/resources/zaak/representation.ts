@@ -56,11 +56,12 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
 }
 
 const NO_RELATIONS = noRelations();
-const DERIVED_LISTS = ['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat'];
+const DERIVED_LISTS = new Set(['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat']);
 
 /** A zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */
 export function zaakSummary(row: ZaakRow, baseUrl: string): Record<string, unknown> {
-  const zaak = renderZaak(row, NO_RELATIONS, baseUrl);
-  for (const key of DERIVED_LISTS) delete zaak[key];
-  return zaak;
+  const summary: Record<string, unknown> = {};
+  // Copied rather than deleted from the rendering: an object keys were deleted from is slow to use.
+  for (const [key, value] of Object.entries(renderZaak(row, NO_RELATIONS, baseUrl))) if (!DERIVED_LISTS.has(key)) summary[key] = value;
+  return summary;
 }

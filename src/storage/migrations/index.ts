@@ -7,6 +7,7 @@ import { zaakRevisionMigration } from './005-zaak-revision.js';
 import { zaakIdentificatieMigration } from './006-zaak-identificatie.js';
 import { listIndexesMigration } from './007-list-indexes.js';
 import { outboxRequestIdMigration } from './008-outbox-request-id.js';
+import { accessOrderIndexMigration } from './009-access-order-index.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration];
