@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { handOut, renderingOf, toJson } from '../src/http/prerendered.js';
+import { RenderingCache, handOut, renderingOf, toJson, toPayload } from '../src/http/prerendered.js';
 
 describe('stored renderings handed out as copy-on-write views', () => {
   const representation = () => ({ url: 'http://x/zaken/1', omschrijving: 'een', verlenging: { reden: '', duur: null }, rollen: ['http://x/rollen/1'] });
@@ -12,7 +12,7 @@ describe('stored renderings handed out as copy-on-write views', () => {
     assert.equal(JSON.stringify(view), JSON.stringify(representation()));
     assert.equal('omschrijving' in view, true);
     assert.equal(Object.prototype.hasOwnProperty.call(view, 'url'), true);
-    assert.equal(toJson(view), rendering.json);
+    assert.equal(toJson(view), rendering.bytes.toString());
     assert.equal(toJson({ count: 2, next: null, results: [view, handOut(rendering)] }), JSON.stringify({ count: 2, next: null, results: [representation(), representation()] }));
   });
 
@@ -26,10 +26,19 @@ describe('stored renderings handed out as copy-on-write views', () => {
     const expected = { ...representation(), omschrijving: 'twee', _expand: { zaaktype: { url: 'http://catalogus/zaaktypen/1' } } };
     delete (expected as Record<string, unknown>).rollen;
     assert.equal(toJson(changed), JSON.stringify(expected));
-    assert.equal(toJson(other), rendering.json);
-    assert.equal(rendering.json, JSON.stringify(representation()));
+    assert.equal(toJson(other), rendering.bytes.toString());
+    assert.equal(rendering.bytes.toString(), JSON.stringify(representation()));
     // A page mixing changed and unchanged views: each item by its own text.
     assert.equal(toJson({ results: [other, changed] }), JSON.stringify({ results: [representation(), expected] }));
+  });
+
+  it('sends the same bytes as its JSON text, pages of views, changed views and text beyond ASCII included', () => {
+    const rendering = renderingOf({ ...representation(), omschrijving: 'één zaak — 𝄞' });
+    const changed = handOut(rendering);
+    changed.toelichting = 'ß';
+    const bodies = [handOut(rendering), changed, { count: 3, next: 'http://x/?page=2', previous: null, results: [handOut(rendering), changed, handOut(rendering)] }, { results: [] }, 'text'];
+    for (const body of bodies) assert.deepEqual(toPayload(body), Buffer.from(toJson(body)), JSON.stringify(body));
+    assert.equal(JSON.parse(toPayload(bodies[2]).toString()).results[0].omschrijving, 'één zaak — 𝄞');
   });
 
   it('keeps nested values frozen: a hook replaces them instead of changing the shared rendering', () => {
@@ -39,5 +48,25 @@ describe('stored renderings handed out as copy-on-write views', () => {
     }, TypeError);
     view.verlenging = { reden: 'x', duur: 'P5D' };
     assert.deepEqual(JSON.parse(toJson(view)).verlenging, { reden: 'x', duur: 'P5D' });
+  });
+});
+
+describe('the rendering cache', () => {
+  const rendering = (n: number) => renderingOf({ n });
+
+  it('answers only the revision it holds, and stays within its bound, keeping what was read since', () => {
+    const cache = new RenderingCache(3);
+    for (const key of ['a', 'b', 'c']) cache.set(key, '1', rendering(1));
+    assert.equal(cache.get('a', '2'), undefined, 'another revision');
+    assert.ok(cache.get('a', '1'));
+    cache.set('d', '1', rendering(4));
+    // b, never read, went; a, read, stayed.
+    assert.deepEqual(['a', 'b', 'c', 'd'].map((key) => cache.has(key)), [true, false, true, true]);
+    cache.set('e', '1', rendering(5));
+    cache.set('f', '1', rendering(6));
+    assert.deepEqual(['a', 'c', 'd', 'e', 'f'].filter((key) => cache.has(key)).length, 3);
+    cache.set('a', '2', rendering(7));
+    assert.equal(cache.get('a', '1'), undefined, 'replaced by the newer revision');
+    assert.ok(cache.get('a', '2'));
   });
 });

@@ -11,7 +11,7 @@ import { requestIdFrom, scopeOf, REQUEST_ID_HEADER } from '../ops/request-scope.
 import { problemResponse } from './problem-response.js';
 import { queryParameters } from './query.js';
 import { receivedBody } from './json-body.js';
-import { toJson } from './prerendered.js';
+import { toPayload } from './prerendered.js';
 
 
 /** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
@@ -74,7 +74,7 @@ function parseBody(operation: Operation, req: Request, strictNulls: boolean): Re
  */
 function send(res: Response, response: ResponseState): void {
   const empty = response.body === undefined || response.status === 204 || response.status === 304;
-  const payload = empty ? undefined : Buffer.from(toJson(response.body));
+  const payload = empty ? undefined : toPayload(response.body);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.status(response.status);
   if (!payload) {

@@ -10,7 +10,8 @@
 
 export interface Rendering {
   readonly fields: Readonly<Record<string, unknown>>;
-  readonly json: string;
+  /** Its JSON text as UTF-8, in memory of its own (a pooled slice would keep its whole slab alive). */
+  readonly bytes: Buffer;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -23,7 +24,10 @@ function deepFreeze<T>(value: T): T {
 
 /** A stored rendering of a representation: frozen, with its JSON text. */
 export function renderingOf(representation: Record<string, unknown>): Rendering {
-  return { fields: deepFreeze(representation), json: JSON.stringify(representation) };
+  const json = JSON.stringify(representation);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json);
+  return { fields: deepFreeze(representation), bytes };
 }
 
 /** The target behind a view: its rendering, and its own copy once changed. */
@@ -62,7 +66,38 @@ const viewOf = (value: unknown) => (value && typeof value === 'object' ? ((value
 function viewJson(value: unknown): string | undefined {
   const view = viewOf(value);
   if (!view) return undefined;
-  return view.copy ? JSON.stringify(view.copy) : view.rendering.json;
+  return view.copy ? JSON.stringify(view.copy) : view.rendering.bytes.toString();
+}
+
+const COMMA = Buffer.from(',');
+
+/** The body's members as JSON pieces in order; the page's unchanged views as their stored bytes. */
+function pagePieces(body: Record<string, unknown>, results: unknown[]): (string | Buffer)[] {
+  const pieces: (string | Buffer)[] = [];
+  let separator = '{';
+  for (const [key, value] of Object.entries(body)) {
+    if (key !== 'results') {
+      const text = JSON.stringify(value);
+      if (text !== undefined) pieces.push(`${separator}${JSON.stringify(key)}:${text}`);
+    } else {
+      pieces.push(`${separator}"results":[`);
+      results.forEach((item, i) => {
+        if (i) pieces.push(COMMA);
+        const view = viewOf(item);
+        pieces.push(view && !view.copy ? view.rendering.bytes : (JSON.stringify(item) ?? 'null'));
+      });
+      pieces.push(']');
+    }
+    separator = ',';
+  }
+  pieces.push(separator === '{' ? '{}' : '}');
+  return pieces;
+}
+
+/** The page of views in `body`, if it is one. */
+function pageOfViews(body: unknown): unknown[] | undefined {
+  const results = (body as { results?: unknown } | null)?.results;
+  return Array.isArray(results) && !Array.isArray(body) && results.some(viewOf) ? results : undefined;
 }
 
 /**
@@ -73,22 +108,31 @@ export function toJson(body: unknown): string {
   if (typeof body === 'string') return body;
   const own = viewJson(body);
   if (own !== undefined) return own;
-  const results = (body as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results) || Array.isArray(body) || !results.some(viewOf)) return JSON.stringify(body);
-  const members: string[] = [];
-  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-    const text = key === 'results' ? `[${results.map((item) => viewJson(item) ?? JSON.stringify(item) ?? 'null').join(',')}]` : JSON.stringify(value);
-    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
-  }
-  return `{${members.join(',')}}`;
+  const results = pageOfViews(body);
+  if (!results) return JSON.stringify(body);
+  return pagePieces(body as Record<string, unknown>, results).map(String).join('');
 }
 
 /**
- * Stored renderings by key, for the latest revision of each: bounded, least recently used first out.
+ * `toJson` as the bytes sent: a page of stored renderings is their bytes copied once into the
+ * payload, without building and encoding its text.
+ */
+export function toPayload(body: unknown): Buffer {
+  const view = viewOf(body);
+  if (view && !view.copy) return view.rendering.bytes;
+  const results = typeof body === 'string' ? undefined : pageOfViews(body);
+  if (!results) return Buffer.from(toJson(body));
+  return Buffer.concat(pagePieces(body as Record<string, unknown>, results).map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
+}
+
+/**
+ * Stored renderings by key, for the latest revision of each: bounded, evicting by second chance (an
+ * entry used since it was last passed over is kept once more), close to least recently used without
+ * reordering the map on every read of a page's hundred zaken.
  * A key is whatever the rendering depends on besides the revision (uuid and base URL).
  */
 export class RenderingCache {
-  private readonly entries = new Map<string, { revision: string; rendering: Rendering }>();
+  private readonly entries = new Map<string, { revision: string; rendering: Rendering; used: boolean }>();
   constructor(private readonly maxEntries: number) {}
 
   /** Whether a rendering of any revision is kept for `key`. */
@@ -99,14 +143,17 @@ export class RenderingCache {
   get(key: string, revision: string): Rendering | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.revision !== revision) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    entry.used = true;
     return entry.rendering;
   }
 
   set(key: string, revision: string, rendering: Rendering): void {
     this.entries.delete(key);
-    this.entries.set(key, { revision, rendering });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { revision, rendering, used: false });
+    while (this.entries.size > this.maxEntries) {
+      const [oldest, entry] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      if (entry.used) this.entries.set(oldest, { ...entry, used: false });
+    }
   }
 }

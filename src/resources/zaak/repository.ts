@@ -160,6 +160,12 @@ export async function findZaakByUuid(
   return rows[0];
 }
 
+/** A zaak's id, uuid and revision by its uuid: all a read needs when it holds the zaak's rendering. */
+export async function findZaakKey(db: Knex, uuid: string): Promise<{ id: number; uuid: string; revision: string | null } | undefined> {
+  const query = db('zaak').leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').where('zaak.uuid', uuid).first('zaak.id', 'zaak.uuid', 'zaak_revision.revision');
+  return (await query.options({ name: 'zaak_key_by_uuid' })) as { id: number; uuid: string; revision: string | null } | undefined;
+}
+
 /** The deelzaken of a zaak, oldest first. */
 export async function findDeelzaken(db: Knex | Knex.Transaction, zaakId: number): Promise<ZaakRow[]> {
   return (await selectZaken(db).where('zaak.hoofdzaak_id', zaakId).orderBy('zaak.id').select(zaakColumns(db as Knex))) as ZaakRow[];

@@ -58,10 +58,13 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
 const NO_RELATIONS = noRelations();
 const DERIVED_LISTS = new Set(['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat']);
 
-/** A zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */
-export function zaakSummary(row: ZaakRow, baseUrl: string): Record<string, unknown> {
+/** A rendered zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */
+export function ownFields(zaak: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const summary: Record<string, unknown> = {};
   // Copied rather than deleted from the rendering: an object keys were deleted from is slow to use.
-  for (const [key, value] of Object.entries(renderZaak(row, NO_RELATIONS, baseUrl))) if (!DERIVED_LISTS.has(key)) summary[key] = value;
+  for (const [key, value] of Object.entries(zaak)) if (!DERIVED_LISTS.has(key)) summary[key] = value;
   return summary;
 }
+
+/** `ownFields` of a zaak's row. */
+export const zaakSummary = (row: ZaakRow, baseUrl: string): Record<string, unknown> => ownFields(renderZaak(row, NO_RELATIONS, baseUrl));

@@ -9,13 +9,14 @@ import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
 import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
-import { renderZaak, zaakSummary } from './representation.js';
+import { ownFields, renderZaak, zaakSummary } from './representation.js';
 import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
 import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
 import {
   findZaakByUuid,
+  findZaakKey,
   insertZaak,
   relationsOf,
   selectZaken,
@@ -90,7 +91,8 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: stri
   return keys.flatMap((key) => (found.has(key.id) ? [handOut(found.get(key.id)!)] : []));
 }
 
-const loadedRows = new WeakMap<RequestContext, ZaakRow>();
+/** What a read's `load` found: the zaak's key when its rendering is current, otherwise its row. */
+const loadedRows = new WeakMap<RequestContext, ZaakKey | ZaakRow>();
 
 /**
  * The zaak and its revision, in one statement: `ctx.zaak` for authorization, `ctx.zaakRevision` for a
@@ -105,6 +107,29 @@ async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRo
   ctx.zaakRevision = row.revision == null ? undefined : String(row.revision);
   loadedRows.set(ctx, row);
   return row;
+}
+
+/**
+ * A read's load, in as little as it can: when this instance holds a rendering of the zaak, its id and
+ * revision alone, and `ctx.zaak` from the rendering when that is current (a 304 or a 200 from the
+ * stored rendering then costs this one statement of three columns); otherwise the row as `loadZaak`
+ * reads it, with its relations unless the request is conditional, so a zaak read for the first time
+ * costs one statement too, and one changed since its rendering two.
+ */
+async function loadForRead(ctx: RequestContext, renderings: RenderingCache): Promise<void> {
+  const key = renderingKey(ctx.baseUrl, ctx.params.uuid);
+  if (renderings.has(key)) {
+    const found = await findZaakKey(ctx.registry.storage.knex, ctx.params.uuid);
+    if (!found) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+    const rendering = found.revision == null ? undefined : renderings.get(key, String(found.revision));
+    if (rendering) {
+      ctx.zaak = ownFields(rendering.fields);
+      ctx.zaakRevision = String(found.revision);
+      loadedRows.set(ctx, found);
+      return;
+    }
+  }
+  await loadZaak(ctx, !ctx.req.get('if-none-match'));
 }
 
 /** Changes: also the representation before the change (`ctx.current`). */
@@ -257,26 +282,18 @@ function named(query: Knex.QueryBuilder, prefix: string): Knex.QueryBuilder {
 const COUNTED_FILTERS = new Set(['zaaktype', 'zaaktype__in']);
 
 /**
- * The exact count of a list. Filtered by authorization and zaaktype only: a sum over the counter rows
- * the triggers keep (`core/004_zaak_count`); otherwise a count over the zaak table alone (no joins),
- * which the filters' indexes can answer.
+ * The exact count of a list, as a query of one `count` row. Filtered by authorization and zaaktype
+ * only: a sum over the counter rows the triggers keep (`core/004_zaak_count`); otherwise a count over
+ * the zaak table alone (no joins), which the filters' indexes can answer.
  */
-async function countZaken(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Promise<number> {
+function countQuery(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Knex.QueryBuilder {
   const db = ctx.registry.storage.knex;
   const applied = filters.filter((filter) => values[filter.name] !== undefined);
-  if (applied.every((filter) => COUNTED_FILTERS.has(filter.name))) {
-    const counters = db('zaak_count as zaak');
-    applyFilters(counters, applied, values);
-    restrictToAuthorized(counters, ctx.principal);
-    const sum = counters.sum({ count: 'n' });
-    const [{ count }] = await (applied.length ? sum : named(sum, 'zaak_count'));
-    return Number(count ?? 0);
-  }
-  const query = db('zaak');
+  const counted = applied.every((filter) => COUNTED_FILTERS.has(filter.name));
+  const query = counted ? db('zaak_count as zaak') : db('zaak');
   applyFilters(query, applied, values);
   restrictToAuthorized(query, ctx.principal);
-  const [{ count }] = await query.count({ count: '*' });
-  return Number(count);
+  return counted ? query.select(db.raw('coalesce(sum(n), 0)::bigint as count')) : query.count({ count: '*' });
 }
 
 /** The query parameters plugins added with a `filter`, as filters of this request. */
@@ -312,12 +329,16 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     restrictToAuthorized(pageIds, ctx.principal);
     applyOrdering(pageIds, values.ordering as string[] | undefined);
     pageIds.limit(page.size).offset(page.offset);
-    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds));
+    // One statement: the count rides along as a column (computed once), so a page is one round trip.
+    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(countQuery(ctx, filters, values).as('total'));
     applyOrdering(pageQuery, values.ordering as string[] | undefined);
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
     // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
     if (values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined)) named(pageQuery, 'zaak_page');
-    [count, keys] = await Promise.all([countZaken(ctx, filters, values), pageQuery as Promise<ZaakKey[]>]);
+    const rows = (await pageQuery) as (ZaakKey & { total: string | number })[];
+    // A page past the end has no row to carry the count.
+    count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
+    keys = rows;
   }
   ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, renderings, ctx.baseUrl, keys));
 }
@@ -429,15 +450,10 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      // With its relations only when this instance never rendered the zaak: a 304, or a zaak whose
-      // rendering is current, costs one narrow statement, and a zaak read the first time one statement too.
-      load: async (ctx) => {
-        const rendered = renderings.has(renderingKey(ctx.baseUrl, ctx.params.uuid));
-        await loadZaak(ctx, !rendered && !ctx.req.get('if-none-match'));
-      },
+      load: (ctx) => loadForRead(ctx, renderings),
       async execute(ctx) {
         const row = loadedRows.get(ctx)!;
-        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [row], 'rel_status' in row ? [row] : []);
+        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [row], 'rel_status' in row ? [row as ZaakRow] : []);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.current = zaak;
         ctx.response.body = zaak;
