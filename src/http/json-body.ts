@@ -48,6 +48,8 @@ function bodyProblem(error: BodyError): ProblemError | undefined {
  * before anything walks the body recursively (ajv, a plugin) and could run out of stack.
  */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
+  // No body announced at all (most reads): nothing for body-parser to do either.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return next();
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (BODY_METHODS.has(req.method) && hasBody && !req.is(['application/json', 'application/*+json'])) {
     next(new ProblemError('unsupported_media_type', { detail: `Mediatype "${req.headers['content-type'] ?? ''}" wordt niet ondersteund; gebruik application/json.` }));

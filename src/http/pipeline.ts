@@ -28,9 +28,16 @@ function parseValue(parameter: QueryParameter, raw: string): unknown {
   }
 }
 
+/** An operation's query parameters by name, made once per list of them. */
+const parametersByName = new WeakMap<readonly QueryParameter[], Map<string, QueryParameter>>();
+const NO_PARAMETERS: readonly QueryParameter[] = [];
+
 function parseQuery(operation: Operation, req: Request): Record<string, unknown> {
-  const known = new Map((operation.queryParameters ?? []).map((p) => [p.name, p]));
+  const parameters = operation.queryParameters ?? NO_PARAMETERS;
+  let known = parametersByName.get(parameters);
+  if (!known) parametersByName.set(parameters, (known = new Map(parameters.map((p) => [p.name, p]))));
   const raw = queryParameters(req);
+  if (!raw.size) return {};
   const unknown = [...raw.keys()].filter((name) => !known.has(name));
   if (unknown.length) {
     throw invalidParam('nonFieldErrors', 'unknown-parameters', `Onbekende query parameters: ${unknown.join(', ')}`);

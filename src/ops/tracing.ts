@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { scopeOf } from './request-scope.js';
@@ -40,6 +40,8 @@ export function startSpan(name: string, attributes: Attributes, kind = SpanKind.
 /** Router middleware: one server span per API request, named by its route template once routed. */
 export function traceRequests(req: Request, res: Response, next: NextFunction): void {
   const span = tracer().startSpan(`${req.method} ${req.baseUrl}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } });
+  // Without an SDK the span is a no-op with no context to pass on: no listener, no context switch.
+  if (!isSpanContextValid(span.spanContext())) return next();
   res.once('close', () => {
     const scope = scopeOf(req);
     if (scope?.route) span.updateName(`${req.method} ${req.baseUrl}${scope.route}`);

@@ -133,37 +133,41 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
   }
 }
 
-/** Each `findZaakByUuid` statement, built once per dialect: a zaak read is the hottest statement, and building it cost more than its plan. */
+/** Statements by a zaak's uuid, built once per dialect and name: they are the hottest, and building one cost more than its plan. */
 const byUuidStatements = new Map<string, { sql: string; bindings: readonly Knex.Value[]; slot: number }>();
 const UUID_SLOT = '00000000-0000-0000-0000-000000000000';
 
-export async function findZaakByUuid(
-  db: Knex | Knex.Transaction,
-  uuid: string,
-  options: { forUpdate?: boolean; relations?: boolean } = {},
-): Promise<ZaakRow | undefined> {
-  // A named statement: PostgreSQL plans this join and its subselects once per connection instead of
-  // on every request, where planning cost more than running it (one name per fixed SQL text).
-  const name = `zaak_by_uuid${options.relations ? '_relations' : ''}${options.forUpdate ? '_locked' : ''}`;
+/**
+ * The first row of the query `build` makes for `uuid`, as a named statement: PostgreSQL plans it once
+ * per connection instead of on every request, where planning cost more than running it.
+ */
+async function firstByUuid<T>(db: Knex | Knex.Transaction, name: string, uuid: string, build: (uuid: string) => Knex.QueryBuilder): Promise<T | undefined> {
   const key = `${db.client.dialect} ${name}`;
   let statement = byUuidStatements.get(key);
   if (!statement) {
-    const query = withRevision(selectZaken(db)).where('zaak.uuid', UUID_SLOT).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
-    if (options.forUpdate) query.forUpdate('zaak');
-    const { sql, bindings } = query.toSQL();
+    const { sql, bindings } = build(UUID_SLOT).toSQL();
     statement = { sql, bindings, slot: bindings.indexOf(UUID_SLOT) };
     byUuidStatements.set(key, statement);
   }
   const bindings = [...statement.bindings];
   bindings[statement.slot] = uuid;
-  const { rows } = (await db.raw(statement.sql, bindings).options({ name })) as { rows: ZaakRow[] };
+  const { rows } = (await db.raw(statement.sql, bindings).options({ name })) as { rows: T[] };
   return rows[0];
 }
 
+export function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, options: { forUpdate?: boolean; relations?: boolean } = {}): Promise<ZaakRow | undefined> {
+  const name = `zaak_by_uuid${options.relations ? '_relations' : ''}${options.forUpdate ? '_locked' : ''}`;
+  return firstByUuid<ZaakRow>(db, name, uuid, (slot) => {
+    const query = withRevision(selectZaken(db)).where('zaak.uuid', slot).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
+    return options.forUpdate ? query.forUpdate('zaak') : query;
+  });
+}
+
 /** A zaak's id, uuid and revision by its uuid: all a read needs when it holds the zaak's rendering. */
-export async function findZaakKey(db: Knex, uuid: string): Promise<{ id: number; uuid: string; revision: string | null } | undefined> {
-  const query = db('zaak').leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').where('zaak.uuid', uuid).first('zaak.id', 'zaak.uuid', 'zaak_revision.revision');
-  return (await query.options({ name: 'zaak_key_by_uuid' })) as { id: number; uuid: string; revision: string | null } | undefined;
+export function findZaakKey(db: Knex, uuid: string): Promise<{ id: number; uuid: string; revision: string | null } | undefined> {
+  return firstByUuid(db, 'zaak_key_by_uuid', uuid, (slot) =>
+    db('zaak').leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').where('zaak.uuid', slot).first('zaak.id', 'zaak.uuid', 'zaak_revision.revision'),
+  );
 }
 
 /** The deelzaken of a zaak, oldest first. */
