@@ -53,6 +53,8 @@ interface Measurement {
   target: string;
   connections: number;
   requestsPerSecond: number;
+  /** Mean latency (ms, to 0.01): autocannon's percentiles are whole milliseconds. */
+  mean: number;
   p50: number;
   p90: number;
   p99: number;
@@ -185,6 +187,7 @@ async function measure(base: string, scenario: Scenario, connections: number): P
     target: scenario.target,
     connections,
     requestsPerSecond: Math.round(result.requests.average),
+    mean: result.latency.average,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
@@ -299,12 +302,12 @@ function residentMegabytes(pid: number): number | undefined {
 const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
 
 function table(measurements: Measurement[]): string {
-  const lines = ['| scenario | conn. | req/s | p50 ms | p90 ms | p99 ms | req/s vs baseline | p50 vs baseline |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = ['| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | req/s vs baseline | mean vs baseline |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const m of measurements) {
     const base = measurements.find((b) => b.scenario === m.baseline && b.connections === m.connections);
     const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
     lines.push(
-      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.p50, base.p50) : ''} |`,
+      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
     );
   }
   return lines.join('\n');
@@ -338,7 +341,7 @@ for (const size of sizes) {
       if (!base) continue;
       for (const connections of connectionCounts) {
         const m = await measure(base, scenario, connections);
-        log(`  ${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failed ? `, ${m.failed} failed` : ''}`);
+        log(`  ${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failed ? `, ${m.failed} failed` : ''}`);
         measurements.push(m);
       }
     }
