@@ -190,6 +190,7 @@ export interface RequestContext {
   /**
    * The zaak the request acts on: the zaak itself, or the zaak of the record (its own fields, without
    * the derived lists). Authorization is decided on its zaaktype and vertrouwelijkheidaanduiding.
+   * Read-only: its nested values may be shared with the zaak's stored rendering (frozen).
    */
   zaak?: Record<string, unknown>;
   /**
