@@ -175,6 +175,25 @@ describe('ZGW JWT options', () => {
     assert.equal(await statusOf(await signZgwJwt('zac', SECRET, { iat: now() - 120 })), 401);
     assert.equal(await statusOf(await signZgwJwt('zac', SECRET, { iat: now() + 30 })), 401);
   });
+
+  it('checks a known token again when its client got another secret, and its times on every request', async () => {
+    let secret = SECRET;
+    const rotating = await registryWith({ clients: (clientId) => (clientId === 'zac' ? secret : undefined), leewaySeconds: 0, maxAgeSeconds: 2 });
+    try {
+      const token = await signZgwJwt('zac', SECRET);
+      const status = async () => (await rotating.request('/wie-ben-ik', { headers: { authorization: `Bearer ${token}` } })).status;
+      assert.equal(await status(), 200);
+      assert.equal(await status(), 200, 'the remembered token');
+      secret = 'een-ander-lang-geheim-van-de-zaakafhandelcomponent';
+      assert.equal(await status(), 401, 'signed with the secret the client no longer has');
+      secret = SECRET;
+      assert.equal(await status(), 200);
+      await new Promise((resolve) => setTimeout(resolve, 3100));
+      assert.equal(await status(), 401, 'older than the maximum age, remembered or not');
+    } finally {
+      await rotating.close();
+    }
+  });
 });
 
 describe('staticAuthorizations', () => {

@@ -121,24 +121,27 @@ function principalFor(clientId: string, claims: JWTPayload, application: Applica
 export function zgwJwt(options: ZgwJwtOptions): Plugin {
   const leeway = options.leewaySeconds ?? 300;
   const maxAge = options.maxAgeSeconds ?? 3600;
-  // Clients send one token for many requests: its signature is checked once per secret, its times every time.
-  const verified = new Map<string, string>();
+  // Clients send one token for many requests: it is decoded and its signature checked once per
+  // secret (the secret of its client may change); its times are checked every time.
+  const verified = new Map<string, { secret: string; claims: JWTPayload }>();
   const VERIFIED_MAX = 10_000;
 
   async function authenticate(ctx: RequestContext): Promise<Principal | undefined> {
     const header = ctx.req.headers.authorization;
     if (header === undefined) return undefined;
     const token = bearerToken(header);
-    if (token === undefined || !ownsToken(token)) return undefined;
-    const claims = decodeClaims(token);
+    if (token === undefined) return undefined;
+    const known = verified.get(token);
+    if (!known && !ownsToken(token)) return undefined;
+    const claims = known?.claims ?? decodeClaims(token);
     const clientId = claims.client_id;
     if (typeof clientId !== 'string' || !clientId) throw refuse('missing-client-identifier', "Het JWT heeft geen claim 'client_id'.");
     const secret = await secretFor(options.clients, clientId);
     if (!secret) throw refuse('invalid-client-identifier', `Client identifier '${clientId}' is hier niet bekend.`);
-    if (verified.get(token) !== secret) {
+    if (known?.secret !== secret) {
       await verifySignature(token, secret);
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
-      verified.set(token, secret);
+      verified.set(token, { secret, claims });
     }
     checkTimes(claims, leeway, maxAge);
     return principalFor(clientId, claims, await options.authorizations.applicationFor(clientId));
