@@ -42,8 +42,8 @@ interface Scenario {
   name: string;
   /** Which server: the registry, the bare baseline, or the ceiling (pre-rendered JSON pages). */
   target: 'registry' | 'baseline' | 'ceiling';
-  /** The baseline scenario it is compared with. */
-  baseline?: string;
+  /** The baseline scenario it is compared with; of several, the fastest at the same connections. */
+  baseline?: string | string[];
   requests: autocannon.Request[];
   headers?: Record<string, string>;
   /** Status class that counts as success (304 scenarios). */
@@ -64,7 +64,7 @@ interface Measurement {
   p90: number;
   p99: number;
   failed: number;
-  baseline?: string;
+  baseline?: string | string[];
 }
 
 // ---------------------------------------------------------------------------------------------- data
@@ -204,6 +204,9 @@ async function measure(base: string, scenario: Scenario, connections: number): P
   };
 }
 
+/** The ceiling's two ways of sending a page of stored JSON (see `ceiling-server.ts`). */
+const CEILINGS = ['ceiling: page 1-10, pre-rendered JSON (string_agg)', 'ceiling: page 1-10, pre-rendered JSON (rows joined in Node)'];
+
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
 async function scenarios(sample: { uuid: string; zaaktype: string }[], registryBase: string): Promise<Scenario[]> {
@@ -231,11 +234,12 @@ async function scenarios(sample: { uuid: string; zaaktype: string }[], registryB
     { name: 'baseline: select one by uuid', target: 'baseline', requests: sample.map((z) => ({ method: 'GET', path: `/zaken/${z.uuid}` })) },
     { name: 'baseline: page 1-10 + count(*)', target: 'baseline', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1', '') })) },
     { name: 'baseline: deep page, late row lookup', target: 'baseline', requests: [{ method: 'GET', path: `/zaken-late?page=${deep}` }] },
-    { name: 'ceiling: page 1-10, pre-rendered JSON', target: 'ceiling', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1', '') })) },
+    { name: CEILINGS[0], target: 'ceiling', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1', '') })) },
+    { name: CEILINGS[1], target: 'ceiling', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1/zaken', '/rows') })) },
 
-    // Lists are compared with the ceiling: the naive baseline (page + count(*)) is long beaten.
-    { name: 'GET /zaken pages 1-10 (all zaaktypen)', target: 'registry', baseline: 'ceiling: page 1-10, pre-rendered JSON', requests: firstPages(all.last), headers: alles },
-    { name: 'GET /zaken pages 1-10 (10 zaaktypen)', target: 'registry', baseline: 'ceiling: page 1-10, pre-rendered JSON', requests: firstPages(limited.last), headers: beperkt },
+    // Lists are compared with the faster ceiling: the naive baseline (page + count(*)) is long beaten.
+    { name: 'GET /zaken pages 1-10 (all zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(all.last), headers: alles },
+    { name: 'GET /zaken pages 1-10 (10 zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(limited.last), headers: beperkt },
     {
       name: `GET /zaken?page=${deep} (offset ${((deep - 1) * 100).toLocaleString('en')})`,
       target: 'registry',
@@ -312,7 +316,8 @@ const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round
 function table(measurements: Measurement[]): string {
   const lines = ['| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | req/s vs baseline | mean vs baseline |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const m of measurements) {
-    const base = measurements.find((b) => b.scenario === m.baseline && b.connections === m.connections);
+    const names = [m.baseline ?? []].flat();
+    const base = measurements.filter((b) => names.includes(b.scenario) && b.connections === m.connections).sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0];
     const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
     lines.push(
       `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
