@@ -274,6 +274,8 @@ export interface RequestHooks {
   /**
    * Kind: sequential, each hook getting the body the previous one produced. Returns: a new body to
    * replace the response body, or undefined to keep it. A throw: that problem, 500 for other errors.
+   * A zaak in the body may be a copy-on-write view of a shared rendering: change its fields freely,
+   * replace (never change in place) its nested values, copy it with a spread, not `structuredClone`.
    */
   serialize: Hook<[body: unknown, ctx: RequestContext], unknown>;
   /**

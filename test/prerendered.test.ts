@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import { RenderingCache, handOut, renderingOf, toJson, toPayload } from '../src/http/prerendered.js';
 
 describe('stored renderings handed out as copy-on-write views', () => {
@@ -41,6 +42,33 @@ describe('stored renderings handed out as copy-on-write views', () => {
     assert.equal(JSON.parse(toPayload(bodies[2]).toString()).results[0].omschrijving, 'één zaak — 𝄞');
   });
 
+  it('leaves out members JSON.stringify leaves out, the first member of a page included', () => {
+    const rendering = renderingOf(representation());
+    const page = { note: undefined, count: 1, skip: () => 1, results: [handOut(rendering)], [Symbol('x')]: 1 };
+    assert.equal(toJson(page), JSON.stringify(page));
+    assert.deepEqual(toPayload(page), Buffer.from(JSON.stringify(page)));
+    assert.equal(toJson({ note: undefined, results: [handOut(rendering)], after: undefined }), JSON.stringify({ results: [representation()] }));
+  });
+
+  it('freezes, inspects and copies as a plain object, the shared rendering untouched', () => {
+    const rendering = renderingOf(representation());
+    const frozen: Record<string, unknown> = handOut(rendering);
+    Object.freeze(frozen);
+    assert.ok(Object.isFrozen(frozen));
+    assert.throws(() => {
+      frozen.omschrijving = 'x';
+    }, TypeError);
+    assert.equal(toJson(frozen), JSON.stringify(representation()));
+    assert.equal(Object.getPrototypeOf(handOut(rendering)), Object.prototype);
+    assert.equal(inspect(handOut(rendering)), inspect(representation()));
+    assert.deepEqual(structuredClone({ ...handOut(rendering) }), representation());
+    const changed = handOut(rendering);
+    changed.omschrijving = 'twee';
+    Object.preventExtensions(changed);
+    assert.equal(JSON.parse(toJson(changed)).omschrijving, 'twee');
+    assert.equal(toJson(handOut(rendering)), rendering.bytes.toString());
+  });
+
   it('keeps nested values frozen: a hook replaces them instead of changing the shared rendering', () => {
     const view = handOut(renderingOf(representation()));
     assert.throws(() => {
@@ -68,5 +96,16 @@ describe('the rendering cache', () => {
     cache.set('a', '2', rendering(7));
     assert.equal(cache.get('a', '1'), undefined, 'replaced by the newer revision');
     assert.ok(cache.get('a', '2'));
+  });
+
+  it('keeps the rendering it stores last, when every other was read since', () => {
+    const cache = new RenderingCache(2);
+    cache.set('a', '1', rendering(1));
+    cache.set('b', '1', rendering(2));
+    cache.get('a', '1');
+    cache.get('b', '1');
+    cache.set('c', '1', rendering(3));
+    assert.ok(cache.get('c', '1'));
+    assert.deepEqual(['a', 'b'].filter((key) => cache.has(key)).length, 1);
   });
 });

@@ -3,7 +3,31 @@ import { request as httpRequest } from 'node:http';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
 import { statementsDuring } from './helpers/statements.js';
+import type { Plugin } from '../src/index.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+
+/** Holds the next request of the `beperkt` client in its `authorize` hook until released. */
+function authorizationGate() {
+  let held: { reached: () => void; released: Promise<void> } | undefined;
+  const plugin: Plugin = {
+    name: 'test-authorization-gate',
+    async authorize(ctx) {
+      if (ctx.principal?.clientId !== 'beperkt' || !held) return;
+      const { reached, released } = held;
+      held = undefined;
+      reached();
+      await released;
+    },
+  };
+  const hold = () => {
+    let reached!: () => void;
+    let release!: () => void;
+    const isReached = new Promise<void>((resolve) => (reached = resolve));
+    held = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
+    return { reached: isReached, release };
+  };
+  return { plugin, hold };
+}
 
 /**
  * Zaken are rendered once per revision and base URL and reused by pages and detail reads: whatever
@@ -14,6 +38,7 @@ for (const backend of BACKENDS) {
   describe(`stored renderings of zaken on ${backend.name}`, () => {
     let api: TestServer;
     const apps = testApps();
+    const gate = authorizationGate();
     const as = async (client: 'alles' | 'beperkt', path: string, init: RequestInit & { json?: unknown } = {}) =>
       api.request(path, { ...init, headers: { ...(init.headers as object), ...(await apps.headers(client)) } });
     const get = (path: string, headers: Record<string, string> = {}) => as('alles', path, { headers });
@@ -31,7 +56,7 @@ for (const backend of BACKENDS) {
     const queriesDuring = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, (sql) => !/outbox/.test(sql) && /"zaak"/.test(sql));
 
     before(async () => {
-      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization });
+      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization, plugins: [gate.plugin] });
     });
     after(async () => api?.close());
 
@@ -102,6 +127,24 @@ for (const backend of BACKENDS) {
       assert.deepEqual(limited.body.results.map((z: any) => z.uuid), [open.uuid]);
       assert.equal(limited.body.count, 1);
       assert.equal((await as('beperkt', `/zaken/${secret.uuid}`)).status, 403);
+    });
+
+    it('sends the revision it authorized: a zaak made secret while its read waits is not sent at its new state', async () => {
+      const zaak = await post('/zaken', zaakInput({ startdatum: '2031-05-09' }));
+      assert.equal((await as('beperkt', `/zaken/${zaak.uuid}`)).status, 200);
+      const { reached, release } = gate.hold();
+      const pending = as('beperkt', `/zaken/${zaak.uuid}`);
+      await reached;
+      const raised = await as('alles', `/zaken/${zaak.uuid}`, { method: 'PATCH', json: { vertrouwelijkheidaanduiding: 'geheim', toelichting: 'geheime toelichting' } });
+      assert.equal(raised.status, 200, raised.text);
+      // The new revision's rendering replaces the one the waiting read found current.
+      assert.equal((await get(`/zaken/${zaak.uuid}`)).body.vertrouwelijkheidaanduiding, 'geheim');
+      release();
+      const answer = await pending;
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.vertrouwelijkheidaanduiding, zaak.vertrouwelijkheidaanduiding);
+      assert.notEqual(answer.body.toelichting, 'geheime toelichting');
+      assert.equal((await as('beperkt', `/zaken/${zaak.uuid}`)).status, 403);
     });
 
     it('answers a matching If-None-Match from one narrow statement: no relations, no rendering', async () => {

@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+
 /**
  * JSON text made once for a representation and reused while the representation is unchanged: a page
  * of stored renderings is sent by concatenating their text, without serializing each zaak again.
@@ -30,34 +32,60 @@ export function renderingOf(representation: Record<string, unknown>): Rendering 
   return { fields: deepFreeze(representation), bytes };
 }
 
-/** The target behind a view: its rendering, and its own copy once changed. */
+/** What a view reads: its rendering, and its own copy once changed. */
 interface View {
   rendering: Rendering;
   copy?: Record<string | symbol, unknown>;
 }
 
+/**
+ * Views by their Proxy target: an empty plain object, so the view's prototype is `Object.prototype`
+ * and its only keys are the representation's. `util.inspect` shows a Proxy's target: that target
+ * answers with the fields.
+ */
+const views = new WeakMap<object, View>();
+const state = (target: object) => views.get(target)!;
 const VIEW = Symbol('rendering view');
 const read = (view: View) => (view.copy ?? view.rendering.fields) as Record<string | symbol, unknown>;
 const own = (view: View) => (view.copy ??= { ...view.rendering.fields });
 
 /** One handler for every view: reads from the rendering until the first change, then from the copy. */
-const VIEW_HANDLER: ProxyHandler<View> = {
-  get: (view, key) => (key === VIEW ? view : read(view)[key]),
-  has: (view, key) => key in read(view),
-  ownKeys: (view) => Reflect.ownKeys(read(view)),
-  getOwnPropertyDescriptor(view, key) {
-    const found = Reflect.getOwnPropertyDescriptor(read(view), key);
-    // Reported configurable and writable: the view is a plain object to whoever holds it.
-    return found && { value: found.value, enumerable: found.enumerable, writable: true, configurable: true };
+const VIEW_HANDLER: ProxyHandler<object> = {
+  get: (target, key) => (key === VIEW ? state(target) : read(state(target))[key]),
+  has: (target, key) => key in read(state(target)),
+  ownKeys: (target) => Reflect.ownKeys(read(state(target))),
+  getOwnPropertyDescriptor(target, key) {
+    const fields = read(state(target));
+    const found = Reflect.getOwnPropertyDescriptor(fields, key);
+    // Reported configurable and writable (the view is a plain object to whoever holds it), until the
+    // target holds the fields itself (see preventExtensions).
+    return found && fields !== target ? { value: found.value, enumerable: found.enumerable, writable: true, configurable: true } : found;
   },
-  set: (view, key, value) => Reflect.set(own(view), key, value),
-  deleteProperty: (view, key) => Reflect.deleteProperty(own(view), key),
-  defineProperty: (view, key, descriptor) => Reflect.defineProperty(own(view), key, descriptor),
+  set: (target, key, value) => Reflect.set(own(state(target)), key, value),
+  deleteProperty: (target, key) => Reflect.deleteProperty(own(state(target)), key),
+  defineProperty: (target, key, descriptor) => Reflect.defineProperty(own(state(target)), key, descriptor),
+  // `Object.freeze` and `Object.preventExtensions`: a Proxy is only non-extensible with its target, so
+  // the fields move onto the target, which becomes the view's copy.
+  preventExtensions(target) {
+    const view = state(target);
+    delete (target as Record<symbol, unknown>)[inspect.custom];
+    Object.assign(target, read(view));
+    view.copy = target as Record<string | symbol, unknown>;
+    return Reflect.preventExtensions(target);
+  },
 };
 
-/** The representation for one request: a view of the rendering that serializes to its stored text while unchanged. */
+/**
+ * The representation for one request: a view of the rendering that serializes to its stored text
+ * while unchanged. It reads, spreads, changes and freezes as a plain object; `structuredClone` refuses
+ * it (as every Proxy): copy it with a spread or `JSON.parse(JSON.stringify(...))`.
+ */
 export function handOut(rendering: Rendering): Record<string, unknown> {
-  return new Proxy<View>({ rendering }, VIEW_HANDLER) as unknown as Record<string, unknown>;
+  const target = {};
+  const view: View = { rendering };
+  Object.defineProperty(target, inspect.custom, { value: () => read(view), configurable: true });
+  views.set(target, view);
+  return new Proxy(target, VIEW_HANDLER) as Record<string, unknown>;
 }
 
 const viewOf = (value: unknown) => (value && typeof value === 'object' ? ((value as Record<symbol, unknown>)[VIEW] as View | undefined) : undefined);
@@ -78,7 +106,9 @@ function pagePieces(body: Record<string, unknown>, results: unknown[]): (string 
   for (const [key, value] of Object.entries(body)) {
     if (key !== 'results') {
       const text = JSON.stringify(value);
-      if (text !== undefined) pieces.push(`${separator}${JSON.stringify(key)}:${text}`);
+      // Left out, as JSON.stringify leaves out undefined, functions and symbols.
+      if (text === undefined) continue;
+      pieces.push(`${separator}${JSON.stringify(key)}:${text}`);
     } else {
       pieces.push(`${separator}"results":[`);
       results.forEach((item, i) => {
@@ -149,11 +179,12 @@ export class RenderingCache {
 
   set(key: string, revision: string, rendering: Rendering): void {
     this.entries.delete(key);
-    this.entries.set(key, { revision, rendering, used: false });
-    while (this.entries.size > this.maxEntries) {
+    // Room first, then the new entry: made last, it cannot be the one the sweep evicts.
+    while (this.entries.size >= this.maxEntries) {
       const [oldest, entry] = this.entries.entries().next().value!;
       this.entries.delete(oldest);
       if (entry.used) this.entries.set(oldest, { ...entry, used: false });
     }
+    this.entries.set(key, { revision, rendering, used: false });
   }
 }

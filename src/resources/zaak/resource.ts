@@ -65,7 +65,8 @@ interface ZaakKey {
  * never their fields, and what plugins change per request (CRS, expand, API version) they change on
  * the copy, which is then serialized anew.
  */
-async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: string, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
+async function renderedZaken(db: Knex, renderings: RenderingCache, ctx: RequestContext, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
+  const baseUrl = ctx.baseUrl;
   const keyOf = (uuid: string) => renderingKey(baseUrl, uuid);
   const found = new Map<number, Rendering>();
   const missing: number[] = [];
@@ -79,7 +80,9 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: stri
     const ready = read.filter((row) => missing.includes(row.id));
     const unread = missing.filter((id) => !ready.some((row) => row.id === id));
     const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(zaakColumnsWithRelations(db));
-    const rows = [...ready, ...(unread.length ? ((await query.options({ name: 'zaak_render' })) as ZaakRow[]) : [])];
+    // A zaak may have changed since the caller's statement: read again, it is sent only if the client may still see it.
+    restrictToAuthorized(query, ctx.principal);
+    const rows = [...ready, ...(unread.length ? ((await named(query, 'zaak_render')) as ZaakRow[]) : [])];
     const relations = relationsOf(rows);
     for (const row of rows) {
       const rendering = renderingOf(renderZaak(row, relations, baseUrl));
@@ -91,8 +94,9 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, baseUrl: stri
   return keys.flatMap((key) => (found.has(key.id) ? [handOut(found.get(key.id)!)] : []));
 }
 
-/** What a read's `load` found: the zaak's key when its rendering is current, otherwise its row. */
-const loadedRows = new WeakMap<RequestContext, ZaakKey | ZaakRow>();
+/** What a read's `load` found: the zaak's row, or its current rendering (what was authorized is what is sent). */
+const loadedRows = new WeakMap<RequestContext, ZaakRow>();
+const loadedRenderings = new WeakMap<RequestContext, Rendering>();
 
 /**
  * The zaak and its revision, in one statement: `ctx.zaak` for authorization, `ctx.zaakRevision` for a
@@ -113,8 +117,9 @@ async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRo
  * A read's load, in as little as it can: when this instance holds a rendering of the zaak, its id and
  * revision alone, and `ctx.zaak` from the rendering when that is current (a 304 or a 200 from the
  * stored rendering then costs this one statement of three columns); otherwise the row as `loadZaak`
- * reads it, with its relations unless the request is conditional, so a zaak read for the first time
- * costs one statement too, and one changed since its rendering two.
+ * reads it, with its relations, so a zaak read for the first time costs one statement too, and one
+ * changed since its rendering two. Either way `execute` sends what was loaded and authorized here,
+ * never a revision read after it (the rendering may be replaced or evicted in between).
  */
 async function loadForRead(ctx: RequestContext, renderings: RenderingCache): Promise<void> {
   const key = renderingKey(ctx.baseUrl, ctx.params.uuid);
@@ -125,11 +130,11 @@ async function loadForRead(ctx: RequestContext, renderings: RenderingCache): Pro
     if (rendering) {
       ctx.zaak = ownFields(rendering.fields);
       ctx.zaakRevision = String(found.revision);
-      loadedRows.set(ctx, found);
+      loadedRenderings.set(ctx, rendering);
       return;
     }
   }
-  await loadZaak(ctx, !ctx.req.get('if-none-match'));
+  await loadZaak(ctx, true);
 }
 
 /** Changes: also the representation before the change (`ctx.current`). */
@@ -340,7 +345,7 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
     keys = rows;
   }
-  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, renderings, ctx.baseUrl, keys));
+  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, renderings, ctx, keys));
 }
 
 const searchSchema = {
@@ -452,8 +457,9 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       scopes: ['zaken.lezen'],
       load: (ctx) => loadForRead(ctx, renderings),
       async execute(ctx) {
+        const held = loadedRenderings.get(ctx);
         const row = loadedRows.get(ctx)!;
-        const [zaak] = await renderedZaken(ctx.registry.storage.knex, renderings, ctx.baseUrl, [row], 'rel_status' in row ? [row as ZaakRow] : []);
+        const [zaak] = held ? [handOut(held)] : await renderedZaken(ctx.registry.storage.knex, renderings, ctx, [row], [row]);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.current = zaak;
         ctx.response.body = zaak;
