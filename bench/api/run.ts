@@ -1,7 +1,7 @@
 /**
  * The registry against a bare Express + pg baseline, on one seeded database per size.
  *
- *   npx tsx bench/api/run.ts [--sizes 10000,1000000] [--duration 5] [--warmup 3] [--backend postgres|pglite] [--connections 1,16]
+ *   npx tsx bench/api/run.ts [--sizes 10000,1000000] [--duration 5] [--warmup 3] [--rounds 1] [--backend postgres|pglite] [--connections 1,16]
  *
  * Servers run in child processes; this process drives the load (autocannon) and prints one Markdown
  * table per size, also written with the machine facts as JSON to bench/results/.
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     backend: { type: 'string', default: 'postgres' },
     connections: { type: 'string', default: '1,16' },
+    rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
   },
 });
@@ -35,6 +36,7 @@ const sizes = (values.sizes ?? (backend === 'pglite' ? '10000' : '10000,1000000'
 const duration = Number(values.duration);
 const warmup = Number(values.warmup);
 const connectionCounts = values.connections!.split(',').map(Number);
+const roundCount = Math.max(1, Number(values.rounds));
 const SERVER = process.env.PG_BENCH_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const log = (line: string) => console.error(line);
 
@@ -60,6 +62,8 @@ interface Measurement {
    * answer before the next request): autocannon records whole milliseconds, too coarse below a few ms.
    */
   mean: number;
+  /** CPU ms the server process spent per request (its database work not included). */
+  serverCpu?: number;
   p50: number;
   p90: number;
   p99: number;
@@ -181,13 +185,28 @@ function staggered(requests: autocannon.Request[], connections: number) {
   };
 }
 
-async function measure(base: string, scenario: Scenario, connections: number): Promise<Measurement> {
-  const options = { url: base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
+/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+
+/** CPU time a process has used (Linux, in ms): the server's own cost, whatever share of the cores it got. */
+function cpuMilliseconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(server: { base: string; child: ChildProcess }, scenario: Scenario, connections: number): Promise<Measurement> {
+  const options = { url: server.base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
   // Warm-up, the same for every server: JIT, pools, caches. One second measured the registry's
   // compilation more than its steady state (0.6x of it on pages at 16 connections; the bare servers
   // reach theirs within one second).
   await autocannon({ ...options, duration: warmup, setupClient: staggered(scenario.requests, connections) });
+  const cpuBefore = cpuMilliseconds(server.child.pid!);
   const result = await autocannon({ ...options, duration, setupClient: staggered(scenario.requests, connections) });
+  const cpuAfter = cpuMilliseconds(server.child.pid!);
   const expected = scenario.expect ?? '2xx';
   const failed = result.errors + result.timeouts + ['1xx', '2xx', '3xx', '4xx', '5xx'].filter((c) => c !== expected).reduce((sum, c) => sum + ((result as any)[c] ?? 0), 0);
   return {
@@ -196,6 +215,7 @@ async function measure(base: string, scenario: Scenario, connections: number): P
     connections,
     requestsPerSecond: Math.round(result.requests.average),
     mean: (connections * 1000) / result.requests.average,
+    serverCpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / result.requests.total,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
@@ -314,13 +334,16 @@ function residentMegabytes(pid: number): number | undefined {
 const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
 
 function table(measurements: Measurement[]): string {
-  const lines = ['| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | req/s vs baseline | mean vs baseline |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | server CPU ms/req | req/s vs baseline | mean vs baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const m of measurements) {
     const names = [m.baseline ?? []].flat();
     const base = measurements.filter((b) => names.includes(b.scenario) && b.connections === m.connections).sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0];
     const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
     lines.push(
-      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
+      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.serverCpu === undefined ? '–' : m.serverCpu.toFixed(3)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
     );
   }
   return lines.join('\n');
@@ -336,6 +359,14 @@ async function machine(): Promise<Record<string, unknown>> {
   }
 }
 
+/** Per cell (scenario and connections), the round whose throughput is the median. */
+function medians(rounds: Measurement[][]): Measurement[] {
+  return rounds[0].map((first) => {
+    const cell = rounds.map((round) => round.find((m) => m.scenario === first.scenario && m.connections === first.connections)!);
+    return cell.sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor((cell.length - 1) / 2)];
+  });
+}
+
 const facts = await machine();
 mkdirSync('bench/results', { recursive: true });
 for (const size of sizes) {
@@ -345,18 +376,24 @@ for (const size of sizes) {
   const registry = await start('bench/api/registry-server.ts', database);
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
   const ceiling = backend === 'postgres' ? await start('bench/api/ceiling-server.ts', database) : undefined;
-  const measurements: Measurement[] = [];
+  const rounds: Measurement[][] = [];
   let rss: number | undefined;
   try {
-    for (const scenario of await scenarios(sample, registry.base)) {
-      if (values.only && !scenario.name.includes(values.only) && scenario.target === 'registry') continue;
-      const base = { registry: registry.base, baseline: baseline?.base, ceiling: ceiling?.base }[scenario.target];
-      if (!base) continue;
-      for (const connections of connectionCounts) {
-        const m = await measure(base, scenario, connections);
-        log(`  ${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failed ? `, ${m.failed} failed` : ''}`);
-        measurements.push(m);
+    for (let round = 1; round <= roundCount; round++) {
+      // Every round from the seeded state, its ETags and statuses made anew.
+      if (round > 1) await reset(database);
+      const measured: Measurement[] = [];
+      for (const scenario of await scenarios(sample, registry.base)) {
+        if (values.only && !scenario.name.includes(values.only) && scenario.target === 'registry') continue;
+        const server = { registry, baseline, ceiling }[scenario.target];
+        if (!server) continue;
+        for (const connections of connectionCounts) {
+          const m = await measure(server, scenario, connections);
+          log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
+          measured.push(m);
+        }
       }
+      rounds.push(measured);
     }
     rss = residentMegabytes(registry.child.pid!);
   } finally {
@@ -367,9 +404,11 @@ for (const size of sizes) {
   const header = `### ${size.toLocaleString('en')} zaken, ${facts.database}, ${facts.cores} cores (${facts.cpu}), Node ${facts.node}, ${duration} s per cell`;
   const seedLine = seeded ? `\nSeeded ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s (${seeded.rowsPerSecond.toLocaleString('en')} rows/s).\n` : '';
   const rssLine = rss === undefined ? '' : `\nRegistry RSS after all scenarios (mixed reads and writes): ${rss} MB.\n`;
-  const markdown = `${header}\n${seedLine}\n${table(measurements)}\n${rssLine}`;
+  const measurements = medians(rounds);
+  const roundsLine = roundCount > 1 ? `\nEach cell the round of median throughput of ${roundCount} rounds (servers kept, data reset between rounds).\n` : '';
+  const markdown = `${header}\n${seedLine}${roundsLine}\n${table(measurements)}\n${rssLine}`;
   console.log(`\n${markdown}`);
   const file = `bench/results/api-${backend}-${size}`;
   writeFileSync(`${file}.md`, markdown);
-  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements, registryRssMegabytes: rss }, null, 2));
+  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements, rounds, registryRssMegabytes: rss }, null, 2));
 }
