@@ -235,7 +235,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
-  traceQueries(storage.knex);
+  const untraceQueries = traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
   // Every remote client of the registry and its plugins reports to the metrics.
   const meteredClient = (clientOptions: RemoteOptions) =>
@@ -276,6 +276,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   try {
     await runSetups(plugins, assembly, services);
   } catch (error) {
+    untraceQueries();
     await storage.close();
     throw error;
   }
@@ -378,6 +379,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         }
       }
       if (typeof options.authorization === 'object') await options.authorization.source.close?.();
+      untraceQueries();
       await storage.close();
     },
   };

@@ -55,5 +55,15 @@ for (const backend of BACKENDS) {
       const delivery = exporter.getFinishedSpans().find((s) => s.name === 'outbox delivery')!;
       assert.deepEqual({ kind: delivery.attributes['zaakregister.outbox.kind'], target: delivery.attributes['zaakregister.outbox.target'] }, { kind: 'tracing-probe', target: 'probe' });
     });
+
+    it('stops following the storage\'s queries when the registry closes', async () => {
+      const storage = await backend.open();
+      const listeners = () => ['query', 'query-response', 'query-error'].map((event) => storage.knex.listenerCount(event));
+      const before = listeners();
+      const other = await startRegistry(storage);
+      assert.deepEqual(listeners(), before.map((n) => n + 1));
+      await other.close();
+      assert.deepEqual(listeners(), before);
+    });
   });
 }

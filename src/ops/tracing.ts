@@ -57,17 +57,28 @@ export function traceRequests(req: Request, res: Response, next: NextFunction): 
   context.with(trace.setSpan(context.active(), span), next);
 }
 
-/** One client span per database query, from knex's query events (transactions' queries included). */
-export function traceQueries(knex: Knex): void {
+/**
+ * One client span per database query, from knex's query events (transactions' queries included).
+ * Returns what stops it: a storage outlives the registries that used it one after another.
+ */
+export function traceQueries(knex: Knex): () => void {
   const open = new Map<string, Span>();
-  knex.on('query', (query: { __knexQueryUid: string; method?: string }) => {
+  const start = (query: { __knexQueryUid: string; method?: string }) => {
     open.set(query.__knexQueryUid, tracer().startSpan(`db ${query.method ?? 'query'}`, { kind: SpanKind.CLIENT, attributes: { 'db.system': 'postgresql' } }));
-  });
+  };
   const finish = (error: unknown, query: { __knexQueryUid: string }) => {
     const span = open.get(query.__knexQueryUid);
     open.delete(query.__knexQueryUid);
     if (span) ended(span, error);
   };
-  knex.on('query-response', (_response: unknown, query: { __knexQueryUid: string }) => finish(undefined, query));
-  knex.on('query-error', (error: unknown, query: { __knexQueryUid: string }) => finish(error, query));
+  const answered = (_response: unknown, query: { __knexQueryUid: string }) => finish(undefined, query);
+  const failed = (error: unknown, query: { __knexQueryUid: string }) => finish(error, query);
+  knex.on('query', start);
+  knex.on('query-response', answered);
+  knex.on('query-error', failed);
+  return () => {
+    knex.off('query', start);
+    knex.off('query-response', answered);
+    knex.off('query-error', failed);
+  };
 }
