@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { signZgwJwt, staticAuthorizations, type Applicatie, type Plugin } from '../src/index.js';
+import { signZgwJwt, staticAuthorizations, type Applicatie } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
+import { requestGate } from './helpers/gate.js';
 import { TYPES, ZAAKTYPE, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
 const SECRET = 'race-secret';
@@ -21,35 +22,11 @@ const applications: Applicatie[] = [
   },
 ];
 
-/**
- * Holds a request of the limited client after it was authorized and before its transaction (in
- * `validate`) until the test lets it go: the window in which a trusted client raises the zaak.
- */
-function gate(): Plugin & { hold(): { reached: Promise<void>; release(): void } } {
-  let held: { reached: () => void; released: Promise<void> } | undefined;
-  return {
-    name: 'gate',
-    async validate(ctx) {
-      if (ctx.principal?.clientId !== 'intern' || !held) return;
-      const { reached, released } = held;
-      held = undefined;
-      reached();
-      await released;
-    },
-    hold() {
-      let reached!: () => void;
-      let release!: () => void;
-      const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
-      held = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
-      return { reached: reachedPromise, release };
-    },
-  };
-}
-
 for (const backend of BACKENDS) {
   describe(`Authorization of a write is decided on the zaak as it is locked, on ${backend.name}`, () => {
     let api: TestServer;
-    const hold = gate();
+    // Holds the limited client after it was authorized, before its transaction (in `validate`).
+    const hold = requestGate('validate', 'intern');
     const tokens = new Map<string, string>();
     const as = async (clientId: string, path: string, init: RequestInit & { json?: unknown } = {}) => {
       if (!tokens.has(clientId)) tokens.set(clientId, await signZgwJwt(clientId, SECRET));

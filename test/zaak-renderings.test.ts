@@ -2,32 +2,9 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
+import { requestGate } from './helpers/gate.js';
 import { statementsDuring } from './helpers/statements.js';
-import type { Plugin } from '../src/index.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
-
-/** Holds the next request of the `beperkt` client in its `authorize` hook until released. */
-function authorizationGate() {
-  let held: { reached: () => void; released: Promise<void> } | undefined;
-  const plugin: Plugin = {
-    name: 'test-authorization-gate',
-    async authorize(ctx) {
-      if (ctx.principal?.clientId !== 'beperkt' || !held) return;
-      const { reached, released } = held;
-      held = undefined;
-      reached();
-      await released;
-    },
-  };
-  const hold = () => {
-    let reached!: () => void;
-    let release!: () => void;
-    const isReached = new Promise<void>((resolve) => (reached = resolve));
-    held = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
-    return { reached: isReached, release };
-  };
-  return { plugin, hold };
-}
 
 /**
  * Zaken are rendered once per revision and base URL and reused by pages and detail reads: whatever
@@ -38,7 +15,7 @@ for (const backend of BACKENDS) {
   describe(`stored renderings of zaken on ${backend.name}`, () => {
     let api: TestServer;
     const apps = testApps();
-    const gate = authorizationGate();
+    const gate = requestGate('authorize', 'beperkt');
     const as = async (client: 'alles' | 'beperkt', path: string, init: RequestInit & { json?: unknown } = {}) =>
       api.request(path, { ...init, headers: { ...(init.headers as object), ...(await apps.headers(client)) } });
     const get = (path: string, headers: Record<string, string> = {}) => as('alles', path, { headers });
@@ -56,7 +33,7 @@ for (const backend of BACKENDS) {
     const queriesDuring = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, (sql) => !/outbox/.test(sql) && /"zaak"/.test(sql));
 
     before(async () => {
-      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization, plugins: [gate.plugin] });
+      api = await startRegistry(await backend.open(), { preset: 'standard', authorization: apps.authorization, plugins: [gate] });
     });
     after(async () => api?.close());
 
