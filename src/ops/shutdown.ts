@@ -1,70 +1,87 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Server as TlsServer } from 'node:tls';
 
-const IDLE_GRACE_MS = 500;
+/**
+ * How long a connection stays open after a response that did not say `Connection: close`: the client
+ * may already be sending its next request on it. Counted per connection, from that response's end or
+ * from the start of the drain, whichever is later.
+ */
+const IDLE_GRACE_MS = 1_000;
+const SWEEP_MS = 50;
 
 /** An HTTP server that can stop without losing a request: see `drain`. */
 export interface DrainableServer {
   readonly server: Server;
-  /** Requests received and not yet answered. */
-  inFlight(): number;
   /**
-   * Stops accepting connections at once, answers every request already received (each with
-   * `Connection: close`), closes keep-alive connections once idle, and after `timeoutMs` closes
-   * whatever is left. Resolves when no connection is open.
+   * Stops accepting connections at once and answers every request already received, each with
+   * `Connection: close` unless its headers were already sent. A keep-alive connection is closed once
+   * it has been idle for a short grace (its client may not have learnt that the server closes); after
+   * `timeoutMs` whatever is left is closed. Resolves when no connection is open.
    */
   drain(timeoutMs: number): Promise<void>;
 }
 
+interface Connection {
+  /** Requests received on it and not yet answered. */
+  active: number;
+  /** When its last response ended (or it was opened). */
+  idleSince: number;
+}
+
 /** `server` (an HTTPS one) gets the app; default a plain HTTP server. */
 export function drainableServer(app: RequestListener, server: Server = createServer()): DrainableServer {
-  let inFlight = 0;
+  const connections = new Map<Socket, Connection>();
+  const unanswered = new Set<ServerResponse>();
   let draining = false;
-  let onQuiet: (() => void) | undefined;
+  // 'secureConnection' for HTTPS: the socket its requests arrive on is the TLS one.
+  server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections.set(socket, { active: 0, idleSince: Date.now() });
+    socket.once('close', () => connections.delete(socket));
+  });
   // Registered before the app, so the header is set before any handler can send its response.
-  server.on('request', (_req, res) => {
-    inFlight++;
+  server.on('request', (req, res) => {
+    const connection = connections.get(req.socket);
+    if (connection) connection.active++;
+    unanswered.add(res);
     if (draining) res.setHeader('connection', 'close');
     res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) onQuiet?.();
+      unanswered.delete(res);
+      if (connection) {
+        connection.active--;
+        connection.idleSince = Date.now();
+      }
     });
   });
   server.on('request', app);
 
-  const quiet = (deadline: number) =>
-    new Promise<boolean>((resolve) => {
-      if (inFlight === 0) return resolve(true);
-      const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-      onQuiet = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-    });
-
   return {
     server,
-    inFlight: () => inFlight,
     async drain(timeoutMs) {
       draining = true;
-      const deadline = Date.now() + timeoutMs;
+      const start = Date.now();
+      const deadline = start + timeoutMs;
+      // Requests already being answered learn it too, as long as their headers are not out yet.
+      for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
       // net's close, not http's: http.Server#close also drops idle keep-alive connections at once,
       // resetting requests a client already sent on them that this process has not read yet.
-      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
-      for (;;) {
-        if (!(await quiet(deadline))) break;
-        // A client may be sending on a connection that looks idle here: a short grace lets such
-        // requests arrive (and be answered with `Connection: close`) before idle connections close.
-        await sleep(Math.min(IDLE_GRACE_MS, Math.max(0, deadline - Date.now())));
-        if (inFlight === 0) {
-          server.closeIdleConnections();
-          break;
+      let closed = false;
+      const allClosed = new Promise<void>((resolve) =>
+        NetServer.prototype.close.call(server, () => {
+          closed = true;
+          resolve();
+        }),
+      );
+      while (!closed && Date.now() < deadline) {
+        const now = Date.now();
+        for (const [socket, connection] of connections) {
+          if (connection.active === 0 && now - Math.max(connection.idleSince, start) >= IDLE_GRACE_MS) socket.destroy();
         }
+        await Promise.race([allClosed, sleep(Math.min(SWEEP_MS, Math.max(0, deadline - now)))]);
       }
-      const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
-      await closed;
-      clearTimeout(timer);
+      server.closeAllConnections();
+      await allClosed;
     },
   };
 }

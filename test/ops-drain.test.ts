@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { drainableServer, startListening, type DrainableServer } from '../src/ops/shutdown.js';
+
+/** A server whose handler answers `/held` only when the test releases it; anything else at once. */
+async function heldServer(): Promise<{ drainable: DrainableServer; base: string; reached: Promise<void>; release(): void }> {
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const drainable = drainableServer((req, res) => {
+    if (req.url !== '/held') return res.end('quick');
+    reached();
+    void released.then(() => res.end('held'));
+  });
+  await startListening(drainable.server, 0, '127.0.0.1');
+  const { port } = drainable.server.address() as AddressInfo;
+  return { drainable, base: `http://127.0.0.1:${port}`, reached: reachedPromise, release };
+}
+
+function get(agent: Agent, url: string): Promise<{ res: IncomingMessage; body: string; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent }, (res) => {
+      const socket = res.socket;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ res, body, socket }));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('draining the HTTP server on shutdown', () => {
+  let agent: Agent;
+  beforeEach(() => (agent = new Agent({ keepAlive: true, maxSockets: 1 })));
+  afterEach(() => agent.destroy());
+
+  it('answers a request received before shutdown with Connection: close, then closes its connection', async () => {
+    const { drainable, base, reached, release } = await heldServer();
+    const answer = get(agent, `${base}/held`);
+    await reached;
+    const drained = drainable.drain(10_000);
+    release();
+    const { res, body } = await answer;
+    assert.equal(body, 'held');
+    assert.equal(res.headers.connection, 'close');
+    await drained;
+    assert.equal(drainable.server.listening, false);
+  });
+
+  it('still answers a request sent on a keep-alive connection whose last response came just before shutdown', async () => {
+    const { drainable, base } = await heldServer();
+    const first = await get(agent, `${base}/quick`);
+    assert.equal(first.res.headers.connection, 'keep-alive');
+    const drained = drainable.drain(10_000);
+    // The client has not learnt of the shutdown: it reuses the connection a moment later.
+    await sleep(100);
+    const second = await get(agent, `${base}/quick`);
+    assert.equal(second.socket, first.socket, 'the same connection');
+    assert.equal(second.body, 'quick');
+    assert.equal(second.res.headers.connection, 'close');
+    await drained;
+  });
+
+  it('closes an idle keep-alive connection after the grace, and refuses new connections at once', async () => {
+    const { drainable, base } = await heldServer();
+    const { socket } = await get(agent, `${base}/quick`);
+    const socketClosed = once(socket, 'close');
+    const drained = drainable.drain(10_000);
+    await assert.rejects(get(new Agent(), `${base}/quick`), { code: 'ECONNREFUSED' });
+    await Promise.all([drained, socketClosed]);
+  });
+
+  it('closes what is left when the drain timeout passes', async () => {
+    const { drainable, base, reached } = await heldServer();
+    const answer = get(agent, `${base}/held`);
+    await reached;
+    await drainable.drain(200);
+    await assert.rejects(answer, { code: 'ECONNRESET' });
+  });
+});
