@@ -119,10 +119,37 @@ describe('plugin host and request lifecycle', () => {
     const setupFailure = await createRegistry({ storage: 'memory', plugins: [{ name: 'broken', setup: () => Promise.reject(new Error('no config')) }] }).catch((error) => error);
     assert.ok(setupFailure instanceof PluginError);
     assert.deepEqual([setupFailure.plugin, setupFailure.hook, setupFailure.message], ['broken', 'setup', 'plugin "broken" failed in setup: no config']);
-    const host = new PluginHost([{ name: 'fine' }, { name: 'crashing', validate: () => { throw new Error('boom'); } }], consoleLogger('silent'));
-    const hookFailure = await host.run('validate', {} as RequestContext).catch((error) => error);
-    assert.ok(hookFailure instanceof PluginError);
-    assert.deepEqual([hookFailure.plugin, hookFailure.hook, hookFailure.message], ['crashing', 'validate', 'plugin "crashing" failed in validate: boom']);
+    // A handler that throws and one that rejects are named alike.
+    for (const validate of [() => { throw new Error('boom'); }, async () => { throw new Error('boom'); }]) {
+      const host = new PluginHost([{ name: 'fine' }, { name: 'crashing', validate }], consoleLogger('silent'));
+      const hookFailure = await (async () => host.run('validate', {} as RequestContext))().catch((error) => error);
+      assert.ok(hookFailure instanceof PluginError);
+      assert.deepEqual([hookFailure.plugin, hookFailure.hook, hookFailure.message], ['crashing', 'validate', 'plugin "crashing" failed in validate: boom']);
+    }
+  });
+
+  it('runs synchronous handlers without a promise, and keeps the order when some are asynchronous', async () => {
+    const calls: string[] = [];
+    const sync = (name: string) => ({ name, authorize: () => void calls.push(name) });
+    const later = (name: string) => ({ name, authorize: async () => void calls.push(await Promise.resolve(name)) });
+    const ctx = {} as RequestContext;
+    assert.equal(new PluginHost([sync('a'), sync('b')], consoleLogger('silent')).run('authorize', ctx), undefined);
+    assert.deepEqual(calls, ['a', 'b']);
+    calls.length = 0;
+    const mixed = new PluginHost([sync('a'), later('b'), sync('c'), later('d'), sync('e')], consoleLogger('silent')).run('authorize', ctx);
+    assert.ok(mixed instanceof Promise);
+    assert.deepEqual(calls, ['a'], 'b runs on, c waits for it');
+    await mixed;
+    assert.deepEqual(calls, ['a', 'b', 'c', 'd', 'e']);
+    // The first result wins, synchronous or not; serialize hands each result to the next hook.
+    const principal = { clientId: 'x' };
+    const first = new PluginHost([{ name: 'none', authenticate: async () => undefined }, { name: 'one', authenticate: () => principal as never }, { name: 'never', authenticate: () => assert.fail() }], consoleLogger('silent'));
+    assert.equal(await first.authenticate(ctx), principal);
+    const serializing = new PluginHost(
+      [{ name: 'wrap', serialize: async (body: unknown) => ({ wrapped: body }) }, { name: 'keep', serialize: () => undefined }, { name: 'tag', serialize: (body: unknown) => ({ ...(body as object), tag: 1 }) }],
+      consoleLogger('silent'),
+    );
+    assert.deepEqual(await serializing.serialize({ a: 1 }, ctx), { wrapped: { a: 1 }, tag: 1 });
   });
 
   it('refuses a plugin written for a newer or another major plugin API, with what to do', async () => {

@@ -204,12 +204,12 @@ export function expand(): Plugin {
       return undefined;
     },
 
-    async serialize(body, ctx) {
+    // Synchronous when nothing is to be expanded: most requests pass without a promise.
+    serialize(body, ctx) {
       const tree = trees.get(ctx);
       if (!tree) return undefined;
       const page = body as { results?: Resource[] };
-      await expandLevel(ctx, 'zaak', Array.isArray(page.results) ? page.results : [body as Resource], tree);
-      return body;
+      return expandLevel(ctx, 'zaak', Array.isArray(page.results) ? page.results : [body as Resource], tree).then(() => body);
     },
   };
 }

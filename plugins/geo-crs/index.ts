@@ -254,7 +254,8 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       if (geometry) ctx.data!.zaakgeometrie = toStorage(geometry, crs, 'zaakgeometrie');
     },
 
-    async serialize(body, ctx) {
+    // Synchronous unless the answer is read from the stored RD copies: most requests pass without a promise.
+    serialize(body, ctx) {
       // The API root doubles as the OGC API landing page.
       if (ctx.operation.id === 'api_root') return { title: 'Zaken API', ...(body as object), links: landingLinks(ctx.baseUrl) };
       if (!WITH_GEOMETRY.has(ctx.operation.id) || ctx.response.status >= 300) return undefined;
@@ -265,9 +266,12 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
       const target = asked?.crs ?? (geometries.some((g) => g && is3d(g)) ? CRS84H : CRS84);
       ctx.response.headers['content-crs'] = asked?.header ?? target.uri;
       if (target === storageCrs) return undefined;
-      const inTarget = rdCopies && target === RD_NEW ? await fromRdCopies(ctx, zaken) : geometries.map((geometry) => inCrs(geometry ?? null, storageCrs, target));
-      const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inTarget[i] } : zaak));
-      return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
+      const answer = (inTarget: (Geometry | null)[]) => {
+        const transformed = zaken.map((zaak, i) => (geometries[i] ? { ...zaak, zaakgeometrie: inTarget[i] } : zaak));
+        return Array.isArray((body as { results?: unknown }).results) ? { ...(body as object), results: transformed } : transformed[0];
+      };
+      if (rdCopies && target === RD_NEW) return fromRdCopies(ctx, zaken).then(answer);
+      return answer(geometries.map((geometry) => inCrs(geometry ?? null, storageCrs, target)));
     },
 
     async resourceChanged(change) {

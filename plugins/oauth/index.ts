@@ -340,7 +340,7 @@ export function oauth(options: OauthOptions): Plugin {
     // ZGW JWT authenticator, which would refuse it as an undecodable JWT (`jwt-decode-error`).
     authenticate: options.introspection ? { order: 'pre', handler: authenticate } : authenticate,
     // The pipeline's own 401 (no credentials) carries no challenge; RFC 6750 §3 wants one.
-    async onResponse(ctx) {
+    onResponse(ctx) {
       if (ctx.response.status !== 401) return;
       if (!Object.keys(ctx.response.headers).some((name) => name.toLowerCase() === 'www-authenticate')) ctx.response.headers['www-authenticate'] = 'Bearer';
     },

@@ -151,7 +151,7 @@ export function zgwJwt(options: ZgwJwtOptions): Plugin {
     name: 'zgw-jwt',
     authenticate,
     // The pipeline's own 401 (no credentials at all) carries no challenge; RFC 6750 wants one.
-    async onResponse(ctx) {
+    onResponse(ctx) {
       if (ctx.response.status !== 401) return;
       const named = Object.keys(ctx.response.headers).some((name) => name.toLowerCase() === 'www-authenticate');
       if (!named) ctx.response.headers['www-authenticate'] = CHALLENGE;

@@ -122,6 +122,8 @@ function refuseQueryToken(req: Request): void {
   });
 }
 
+const isPending = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
+
 /** The public base URL of the API version `served` for this request: configured, or where the request came in. */
 export function apiBaseUrl(req: Request, served: ServedVersion): string {
   return served.baseUrl ?? `${req.protocol}://${req.get('host')}${req.baseUrl}`;
@@ -187,10 +189,14 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         if (!UUID_PATTERN.test(value)) throw new ProblemError('not_found');
         ctx.params[name] = value.toLowerCase();
       }
-      await host.run('onRequest', ctx);
+      // Hooks answer synchronously where their handlers do: only what is pending is awaited, since
+      // awaiting a plain value still costs promises (and AsyncLocalStorage work on each).
+      const requested = host.run('onRequest', ctx);
+      if (requested) await requested;
       if (operation.authenticated !== false) {
         refuseQueryToken(req);
-        ctx.principal = await host.authenticate(ctx);
+        const principal = host.authenticate(ctx);
+        ctx.principal = isPending(principal) ? await principal : principal;
         if (!ctx.principal) throw new ProblemError('not_authenticated');
         if (scope) scope.clientId = ctx.principal.clientId;
       }
@@ -200,8 +206,10 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       checkScopes(operation, ctx);
       await operation.prepare?.(ctx);
       if (operation.write) ctx.data ??= { ...ctx.body };
-      await host.run('authorize', ctx);
-      const early = await host.preHandler(ctx);
+      const authorized = host.run('authorize', ctx);
+      if (authorized) await authorized;
+      const answered = host.preHandler(ctx);
+      const early = isPending(answered) ? await answered : answered;
       if (early) ctx.response = early;
       else if (operation.write) {
         await validateWrite(operation, host, ctx);
@@ -222,14 +230,18 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       } else {
         await operation.execute(ctx);
       }
-      if (!early && ctx.response.body !== undefined) ctx.response.body = await host.serialize(ctx.response.body, ctx);
+      if (!early && ctx.response.body !== undefined) {
+        const body = host.serialize(ctx.response.body, ctx);
+        ctx.response.body = isPending(body) ? await body : body;
+      }
     } catch (error) {
       ctx.tx = undefined;
       ctx.error = error;
       ctx.response = problemResponse(error, services.log, { operation: operation.id });
     }
     try {
-      await host.run('onResponse', ctx);
+      const responded = host.run('onResponse', ctx);
+      if (responded) await responded;
     } catch (error) {
       if (!ctx.error) ctx.response = problemResponse(error, services.log, { operation: operation.id });
       else services.log.error('onResponse failed while answering an error', { error: String(error) });
