@@ -17,7 +17,7 @@ import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
 import { errorCatalogueAt, requestScope } from './ops/request-scope.js';
-import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
+import { drainableServer, RunningOperations, startListening, type DrainableServer } from './ops/shutdown.js';
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo, type OpenApiTransform } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
@@ -65,7 +65,10 @@ export interface RegistryOptions {
   plugins?: (Plugin | Plugin[])[];
   /** Default: pino JSON lines on stdout. Pass `pinoLogger(yourPino)` to share a host's pino (the access log then uses it too). */
   logger?: Logger;
-  /** On `close`, how long requests in flight may take to finish before their connections are closed (default 10000 ms). */
+  /**
+   * On `close`, how long requests in flight may take to finish before their connections are closed
+   * and the database with them (default 10000 ms); also operations whose clients left.
+   */
   drainTimeoutMs?: number;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
   migrate?: boolean;
@@ -120,7 +123,8 @@ export interface Registry {
   listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number }): Promise<Server>;
   /**
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
-   * in flight, the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
+   * in flight, operations still running (also in a host's app, also those whose clients left) finish,
+   * the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
    */
   close(): Promise<void>;
 }
@@ -297,9 +301,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     return document;
   };
   operations.push(...openApiOperations(openapi), apiRootOperation(operations));
+  const running = new RunningOperations();
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
-    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, metrics.observeRequests);
+    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, running, metrics.observeRequests);
     return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version), problemCatalogue) };
   });
   const mount = (app: Pick<Router, 'use'>) => {
@@ -369,7 +374,10 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all(servers.map((server) => server.drain(options.drainTimeoutMs ?? 10_000)));
+      const deadline = Date.now() + (options.drainTimeoutMs ?? 10_000);
+      await Promise.all(servers.map((server) => server.drain(deadline - Date.now())));
+      // Also in a host's app, and for requests whose clients left: their writes finish before the database closes.
+      if (!(await running.settled(deadline))) log.warn('operations still running when the drain timeout passed; closing the database under them');
       await outbox.stop();
       for (const plugin of [...plugins].reverse()) {
         try {

@@ -3,7 +3,10 @@ import { once } from 'node:events';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRegistry, type Logger } from '../src/index.js';
 import { drainableServer, startListening, type DrainableServer } from '../src/ops/shutdown.js';
+import { zaakInput } from '../src/testing/index.js';
+import { testCatalog } from './helpers/registry.js';
 
 /** A server whose handler answers `/held` only when the test releases it; anything else at once. */
 async function heldServer(): Promise<{ drainable: DrainableServer; base: string; reached: Promise<void>; release(): void }> {
@@ -83,5 +86,55 @@ describe('draining the HTTP server on shutdown', () => {
     await reached;
     await drainable.drain(200);
     await assert.rejects(answer, { code: 'ECONNRESET' });
+  });
+});
+
+describe('closing the registry', () => {
+  it('lets a write whose client left finish before the database closes', async () => {
+    const errors: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn() {}, error: (message) => void errors.push(message) };
+    let reached!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let committed = false;
+    let committedAtClose: boolean | undefined;
+    const registry = await createRegistry({
+      storage: 'memory',
+      preset: 'none',
+      catalog: testCatalog(),
+      authorization: 'development',
+      logger,
+      plugins: [
+        {
+          name: 'test-hold-create',
+          async validate() {
+            reached();
+            await released;
+          },
+          afterCommit: () => void (committed = true),
+          // Plugins close after the operations, just before the database.
+          close: () => void (committedAtClose = committed),
+        },
+      ],
+    });
+    const server = await registry.listen(0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const payload = JSON.stringify(zaakInput());
+    const req = request(`http://127.0.0.1:${port}/zaken/api/v1/zaken`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } });
+    req.on('error', () => {}); // the client gives up: its reset is expected
+    req.end(payload);
+    await held;
+    req.destroy();
+    await sleep(50);
+    const closed = registry.close();
+    // The client is gone, so the server drains at once; the write, still running, holds the rest.
+    while (server.listening) await sleep(10);
+    await sleep(200);
+    assert.equal(committedAtClose, undefined, 'nothing closed yet');
+    release();
+    await closed;
+    assert.equal(committedAtClose, true, 'the write committed before the plugins and the database closed');
+    assert.deepEqual(errors, []);
   });
 });

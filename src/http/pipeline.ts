@@ -8,6 +8,7 @@ import { dropUnsetNulls, pickDeclared, validate } from '../schema/validate.js';
 import { assertAccess, type AccessSubject } from '../resources/shared/access.js';
 import { UUID_PATTERN } from '../resources/shared/references.js';
 import { requestIdFrom, scopeOf, REQUEST_ID_HEADER } from '../ops/request-scope.js';
+import type { RunningOperations } from '../ops/shutdown.js';
 import { problemResponse } from './problem-response.js';
 import { queryParameters } from './query.js';
 import { receivedBody } from './json-body.js';
@@ -177,8 +178,17 @@ export function unroutedErrorHandler(host: PluginHost, services: RegistryService
 }
 
 /** The request lifecycle of `src/lifecycle.ts` around one operation, as an Express handler. */
-export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion) {
+export function operationHandler(operation: Operation, host: PluginHost, services: RegistryServices, served: ServedVersion, running: RunningOperations) {
   return async (req: Request, res: Response): Promise<void> => {
+    running.enter();
+    try {
+      await answer(req, res);
+    } finally {
+      running.leave();
+    }
+  };
+
+  async function answer(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     if (scope) Object.assign(scope, { operation: operation.id, route: operation.path });
     const ctx = requestContext(req, operation, services, served);
@@ -252,5 +262,5 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       // The last resort: a body that cannot be serialized is still answered, as a problem.
       send(res, problemResponse(error, services.log, { operation: operation.id }));
     }
-  };
+  }
 }

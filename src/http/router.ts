@@ -4,6 +4,7 @@ import type { PluginHost } from '../plugin-host.js';
 import type { RegistryServices } from '../plugin.js';
 import { accessLog } from '../ops/access-log.js';
 import { errorCatalogueAt, requestScope } from '../ops/request-scope.js';
+import type { RunningOperations } from '../ops/shutdown.js';
 import { traceRequests } from '../ops/tracing.js';
 import { apiVersionHeader } from './api-version.js';
 import { jsonBody } from './json-body.js';
@@ -30,7 +31,14 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  *  6. unroutedErrorHandler  problem+json for errors of the middleware above, through the `onResponse`
  *                      hooks with `ctx.operation` = `UNROUTED`
  */
-export function buildRouter(operations: readonly Operation[], host: PluginHost, services: RegistryServices, served: ServedVersion, observe?: RequestHandler): Router {
+export function buildRouter(
+  operations: readonly Operation[],
+  host: PluginHost,
+  services: RegistryServices,
+  served: ServedVersion,
+  running: RunningOperations,
+  observe?: RequestHandler,
+): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
   router.use(requestScope, accessLog(services.log), errorCatalogueAt((req) => apiBaseUrl(req, served)), traceRequests);
   if (observe) router.use(observe);
@@ -44,7 +52,7 @@ export function buildRouter(operations: readonly Operation[], host: PluginHost, 
     const route = router.route(expressPath(path));
     const allowed = new Set<string>();
     for (const operation of pathOperations) {
-      route[operation.method](operationHandler(operation, host, services, served));
+      route[operation.method](operationHandler(operation, host, services, served, running));
       allowed.add(operation.method.toUpperCase());
       if (operation.method === 'get') allowed.add('HEAD');
     }

@@ -86,6 +86,36 @@ export function drainableServer(app: RequestListener, server: Server = createSer
   };
 }
 
+/**
+ * The API operations still running. A request whose client went away has no one left to answer, but
+ * it may still be writing: on shutdown the registry lets it finish before it closes the database.
+ */
+export class RunningOperations {
+  private count = 0;
+  private onIdle: (() => void) | undefined;
+
+  enter(): void {
+    this.count++;
+  }
+
+  leave(): void {
+    if (--this.count === 0) this.onIdle?.();
+  }
+
+  /** Resolves when none is running (true), or at `deadline` (false). */
+  settled(deadline: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+      this.onIdle = () => {
+        clearTimeout(timer);
+        this.onIdle = undefined;
+        resolve(true);
+      };
+    });
+  }
+}
+
 /** Listens on `port` (0: any free one); rejects when it cannot (port taken, no permission). */
 export function startListening(server: Server, port: number, host = '0.0.0.0'): Promise<void> {
   return new Promise<void>((resolve, reject) => {
