@@ -125,6 +125,8 @@ export interface Registry {
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
    * in flight, operations still running (also in a host's app, also those whose clients left) finish,
    * the outbox finishes its current deliveries, plugins close in reverse order, then the storage.
+   * Mounted in a host's app, stop the host's server first: requests it still lets in keep this wait
+   * going until `drainTimeoutMs`.
    */
   close(): Promise<void>;
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Agent, request, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRegistry, type Logger } from '../src/index.js';
 import { drainableServer, startListening, type DrainableServer } from '../src/ops/shutdown.js';
 import { zaakInput } from '../src/testing/index.js';
+import { TLS } from '../plugins/oauth/test-flow.js';
 import { testCatalog } from './helpers/registry.js';
 
 /** A server whose handler answers `/held` only when the test releases it; anything else at once. */
@@ -78,6 +80,35 @@ describe('draining the HTTP server on shutdown', () => {
     const drained = drainable.drain(10_000);
     await assert.rejects(get(new Agent(), `${base}/quick`), { code: 'ECONNREFUSED' });
     await Promise.all([drained, socketClosed]);
+  });
+
+  it('waits for a request that is still arriving on a keep-alive connection past the grace', async () => {
+    const { drainable, base } = await heldServer();
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.write('GET /quick HTTP/1.1\r\nHost: x\r\n\r\n');
+    while (!received.includes('quick')) await sleep(10);
+    const drained = drainable.drain(10_000);
+    // Half of the next request now, the rest after the idle grace has passed.
+    socket.write('GET /quick HTTP/1.1\r\nHo');
+    await sleep(1_500);
+    socket.write('st: x\r\n\r\n');
+    await Promise.all([drained, once(socket, 'close')]);
+    assert.equal(received.match(/HTTP\/1\.1 200/g)?.length, 2, received);
+    assert.match(received, /connection: close/i);
+  });
+
+  it('over HTTPS, also closes a connection still in its TLS handshake when the drain timeout passes', async function () {
+    this.timeout(10_000); // the handshake's own timeout is two minutes
+    const drainable = drainableServer((_req, res) => res.end('quick'), createHttpsServer({ cert: TLS.serverCert, key: TLS.serverKey }));
+    await startListening(drainable.server, 0, '127.0.0.1');
+    const socket = connect((drainable.server.address() as AddressInfo).port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('error', () => {});
+    await drainable.drain(300);
+    await once(socket, 'close');
   });
 
   it('closes what is left when the drain timeout passes', async () => {

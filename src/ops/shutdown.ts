@@ -28,6 +28,8 @@ interface Connection {
   active: number;
   /** When its last response ended (or it was opened). */
   idleSince: number;
+  /** `bytesRead` then: more since means a request is arriving, not complete enough to count yet. */
+  bytesAtIdle: number;
 }
 
 /** `server` (an HTTPS one) gets the app; default a plain HTTP server. */
@@ -35,11 +37,20 @@ export function drainableServer(app: RequestListener, server: Server = createSer
   const connections = new Map<Socket, Connection>();
   const unanswered = new Set<ServerResponse>();
   let draining = false;
+  const tls = server instanceof TlsServer;
   // 'secureConnection' for HTTPS: the socket its requests arrive on is the TLS one.
-  server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
-    connections.set(socket, { active: 0, idleSince: Date.now() });
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections.set(socket, { active: 0, idleSince: Date.now(), bytesAtIdle: socket.bytesRead });
     socket.once('close', () => connections.delete(socket));
   });
+  // HTTPS: every TCP connection, for those still in their handshake (in neither list), closed at the deadline.
+  const tcp = new Set<Socket>();
+  if (tls) {
+    server.on('connection', (socket: Socket) => {
+      tcp.add(socket);
+      socket.once('close', () => tcp.delete(socket));
+    });
+  }
   // Registered before the app, so the header is set before any handler can send its response.
   server.on('request', (req, res) => {
     const connection = connections.get(req.socket);
@@ -51,6 +62,7 @@ export function drainableServer(app: RequestListener, server: Server = createSer
       if (connection) {
         connection.active--;
         connection.idleSince = Date.now();
+        connection.bytesAtIdle = req.socket.bytesRead;
       }
     });
   });
@@ -76,11 +88,13 @@ export function drainableServer(app: RequestListener, server: Server = createSer
       while (!closed && Date.now() < deadline) {
         const now = Date.now();
         for (const [socket, connection] of connections) {
-          if (connection.active === 0 && now - Math.max(connection.idleSince, start) >= IDLE_GRACE_MS) socket.destroy();
+          const idle = connection.active === 0 && socket.bytesRead === connection.bytesAtIdle;
+          if (idle && now - Math.max(connection.idleSince, start) >= IDLE_GRACE_MS) socket.destroy();
         }
         await Promise.race([allClosed, sleep(Math.min(SWEEP_MS, Math.max(0, deadline - now)))]);
       }
       server.closeAllConnections();
+      for (const socket of tcp) socket.destroy();
       await allClosed;
     },
   };
