@@ -39,12 +39,15 @@ interface View {
 }
 
 /**
- * Views by their Proxy target: an empty plain object, so the view's prototype is `Object.prototype`
- * and its only keys are the representation's. `util.inspect` shows a Proxy's target: that target
- * answers with the fields.
+ * A view's Proxy target: an empty plain object, so the view's prototype is `Object.prototype` and its
+ * only keys are the representation's. It holds the view's state under a symbol (a property read per
+ * trap, cheaper than a WeakMap: a page hands out a hundred views), and answers `util.inspect`, which
+ * shows a Proxy's target, with the fields. A frozen view's target holds the fields instead.
  */
-const views = new WeakMap<object, View>();
-const state = (target: object) => views.get(target)!;
+const STATE = Symbol('view state');
+type Target = { [STATE]: View };
+const frozenViews = new WeakMap<object, View>();
+const state = (target: object) => (target as Partial<Target>)[STATE] ?? frozenViews.get(target)!;
 const VIEW = Symbol('rendering view');
 const read = (view: View) => (view.copy ?? view.rendering.fields) as Record<string | symbol, unknown>;
 const own = (view: View) => (view.copy ??= { ...view.rendering.fields });
@@ -65,9 +68,11 @@ const VIEW_HANDLER: ProxyHandler<object> = {
   deleteProperty: (target, key) => Reflect.deleteProperty(own(state(target)), key),
   defineProperty: (target, key, descriptor) => Reflect.defineProperty(own(state(target)), key, descriptor),
   // `Object.freeze` and `Object.preventExtensions`: a Proxy is only non-extensible with its target, so
-  // the fields move onto the target, which becomes the view's copy.
+  // the fields move onto the target, which becomes the view's copy (its state moves out of it first).
   preventExtensions(target) {
     const view = state(target);
+    frozenViews.set(target, view);
+    delete (target as Partial<Target>)[STATE];
     delete (target as Record<symbol, unknown>)[inspect.custom];
     Object.assign(target, read(view));
     view.copy = target as Record<string | symbol, unknown>;
@@ -75,16 +80,18 @@ const VIEW_HANDLER: ProxyHandler<object> = {
   },
 };
 
+/** `util.inspect` of a view (called on the view, or on its target). */
+function inspectView(this: object) {
+  return read((this as Record<symbol, View | undefined>)[VIEW] ?? state(this));
+}
+
 /**
  * The representation for one request: a view of the rendering that serializes to its stored text
  * while unchanged. It reads, spreads, changes and freezes as a plain object; `structuredClone` refuses
  * it (as every Proxy): copy it with a spread or `JSON.parse(JSON.stringify(...))`.
  */
 export function handOut(rendering: Rendering): Record<string, unknown> {
-  const target = {};
-  const view: View = { rendering };
-  Object.defineProperty(target, inspect.custom, { value: () => read(view), configurable: true });
-  views.set(target, view);
+  const target: Target = { [STATE]: { rendering }, [inspect.custom]: inspectView } as Target;
   return new Proxy(target, VIEW_HANDLER) as Record<string, unknown>;
 }
 
