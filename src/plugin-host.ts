@@ -166,27 +166,28 @@ export class PluginHost {
 
   /** One handler: its errors name the plugin and hook (problems keep their status). */
   private call(bound: BoundHook, hook: string, args: unknown[]): unknown {
-    const attribute = (error: unknown): Error => {
-      if (error instanceof ProblemError) {
-        error.plugin ??= bound.plugin;
-        error.hook ??= hook;
-        return error;
-      }
-      return new PluginError(bound.plugin, hook, error);
-    };
     let result: unknown;
     try {
       result = bound.handler(...args);
     } catch (error) {
-      throw attribute(error);
+      throw attribute(bound, hook, error);
     }
     // Native promises out, also for a handler's other thenables: callers test with `instanceof Promise`.
     return isPromise(result)
       ? Promise.resolve(result).then(undefined, (error: unknown) => {
-          throw attribute(error);
+          throw attribute(bound, hook, error);
         })
       : result;
   }
+}
+
+function attribute(bound: BoundHook, hook: string, error: unknown): Error {
+  if (error instanceof ProblemError) {
+    error.plugin ??= bound.plugin;
+    error.hook ??= hook;
+    return error;
+  }
+  return new PluginError(bound.plugin, hook, error);
 }
 
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
