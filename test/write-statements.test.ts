@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
-import { statementsDuring } from './helpers/statements.js';
+import { roundTripsDuring, statementsDuring } from './helpers/statements.js';
 import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
 /**
- * The write path's round trips: each statement of a write waits for the database, so `POST /zaken` and
- * `POST /statussen` send a fixed, small number of them (with the standard preset: zrc-rules, archive,
- * the audit row), and a zaak locked by the core is not locked again by a plugin.
+ * The write path's round trips: each query waits for the database, so `POST /zaken` and `POST /statussen`
+ * send a fixed, small number of statements (with the standard preset: zrc-rules, archive, the audit row)
+ * in fewer round trips still (BEGIN and the audit row travel with other statements), and a zaak locked
+ * by the core is not locked again by a plugin.
  */
 for (const backend of BACKENDS) {
   describe(`statements per write on ${backend.name}`, () => {
@@ -21,6 +22,7 @@ for (const backend of BACKENDS) {
     /** The statements of the request's own transaction (not the outbox dispatcher's polls and claims in between). */
     const statementsOf = (work: () => Promise<unknown>) =>
       statementsDuring(api.registry.services.storage.knex, work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
+    const roundTripsOf = (work: () => Promise<unknown>) => roundTripsDuring(work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
     const lockingStatements = (sql: string[], table: string) => sql.filter((s) => new RegExp(`from "${table}".*for update`, 'is').test(s));
 
     before(async () => {
@@ -36,12 +38,21 @@ for (const backend of BACKENDS) {
       assert.ok(sql.some((s) => /insert into "audittrail"/i.test(s)));
     });
 
+    it('creates a zaak in 2 round trips: BEGIN with the zaak, the audit row with the COMMIT', async () => {
+      const sent = await roundTripsOf(() => post('/zaken', zaakInput()));
+      assert.equal(sent.length, 2, sent.join('\n---\n'));
+      assert.match(sent[0], /^BEGIN;\s*insert into "zaak"/i);
+      assert.match(sent[1], /^insert into "audittrail".*;\s*COMMIT;?$/is);
+    });
+
     it('creates a status locking its zaak once, in at most 6 statements', async () => {
       const zaak = await post('/zaken', zaakInput());
       await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-02T10:00:00Z' });
       const sql = await statementsOf(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-03T10:00:00Z' }));
       assert.equal(lockingStatements(sql, 'zaak').length, 1, sql.join('\n'));
       assert.ok(sql.length <= 6, `${sql.length} statements:\n${sql.join('\n')}`);
+      const sent = await roundTripsOf(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-04T10:00:00Z' }));
+      assert.equal(sent.length, 4, `the read, BEGIN with the lock, the status, the audit row with the COMMIT:\n${sent.join('\n---\n')}`);
     });
 
     it('answers a created status as a read of it shows it, without reading it back', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { currentRequest } from '../ops/request-scope.js';
+import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection } from '../plugin-types.js';
 export type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection };
 
@@ -58,7 +59,7 @@ export function outboxStore(knex: Knex) {
       if (!deliveries.length) return;
       await db(TABLE).insert(
         deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload), request_id: currentRequest()?.id ?? null })),
-      );
+      ).options(DEFERRED_WRITE);
     },
 
     /**

@@ -5,6 +5,7 @@ import knexFactory from 'knex';
 import { DirectoryInUseError, lockDirectory } from './directory-lock.js';
 import { knexStorage } from './knex-storage.js';
 import { registryTypes } from './pg-types.js';
+import { batchStatements, type PgConnection } from './statement-batching.js';
 import type { Storage } from './types.js';
 
 type PGliteInstance = import('@electric-sql/pglite').PGlite;
@@ -41,8 +42,9 @@ export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
       min: 1,
       max: 1,
       idleTimeoutMillis: Number.MAX_SAFE_INTEGER,
-      afterCreate(connection: { query(sql: string, done: (error?: Error) => void): void }, done: (error?: Error, connection?: unknown) => void) {
-        connection.query('deallocate all', (error) => done(error, connection));
+      afterCreate(connection: PgConnection, done: (error?: Error, connection?: unknown) => void) {
+        batchStatements(connection);
+        connection.query('deallocate all', (error?: Error) => done(error, connection));
       },
     },
   });

@@ -1,6 +1,7 @@
 import knexFactory from 'knex';
 import { knexStorage } from './knex-storage.js';
 import { registryTypes } from './pg-types.js';
+import { batchStatements, type PgConnection } from './statement-batching.js';
 import type { Storage } from './types.js';
 
 export interface PostgresOptions {
@@ -19,7 +20,15 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
   const knex = knexFactory({
     client: 'pg',
     connection: { connectionTimeoutMillis: 10_000, ...connection },
-    pool: { min: 0, max: 10, ...options.pool },
+    pool: {
+      min: 0,
+      max: 10,
+      ...options.pool,
+      afterCreate(connection: PgConnection, done: (error: Error | null, connection: unknown) => void) {
+        batchStatements(connection);
+        done(null, connection);
+      },
+    },
     // knex would print every failed acquire with a stack on stderr; each failure reaches the caller as an error already.
     log: { warn: ignore, error: ignore, debug: ignore, deprecate: ignore },
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChangeAction, RequestContext, ResourceChange } from '../../plugin.js';
 import type { ChangeActor } from '../../plugin-types.js';
+import { DEFERRED_WRITE } from '../../storage/statement-batching.js';
 export type { ChangeActor };
 
 /** What changed, for one audit trail row and one `resourceChanged` announcement. */
@@ -80,7 +81,7 @@ export async function recordChange(origin: ChangeOrigin, change: AuditChange, an
     toelichting: actor.reason ?? '',
     resource_weergave: change.resourceWeergave.slice(0, 200),
     wijzigingen: JSON.stringify({ oud: change.oud, nieuw: change.nieuw }),
-  });
+  }).options(DEFERRED_WRITE);
   await announce(announcement(origin, change));
 }
 

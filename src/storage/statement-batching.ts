@@ -1,0 +1,243 @@
+import { channel } from 'node:diagnostics_channel';
+import pg from 'pg';
+
+/**
+ * Fewer round trips per transaction, on each pg connection of a storage. node-postgres sends one
+ * statement and waits for its answer before the next, so a write's `BEGIN`, statements and `COMMIT`
+ * each cost a round trip. Two are saved without changing what runs:
+ *
+ * - `BEGIN` is held back and travels with the transaction's first statement (a transaction that
+ *   sends nothing sends no `BEGIN` and no `COMMIT` either);
+ * - statements sent with `.options(DEFERRED_WRITE)` (writes whose result nobody reads: audit rows,
+ *   outbox rows) are answered at once and travel with the transaction's next statement or `COMMIT`.
+ *
+ * Statements that travel together go as one simple-protocol query, their values written as literals
+ * the way pg would send them as parameters (untyped text, so the server infers the same types). An
+ * error in any of them fails the query that carried them: the transaction is aborted and rolls back.
+ */
+
+/** knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is not read. */
+export const DEFERRED_WRITE = Object.freeze({ deferredWrite: true });
+
+/** Every query a connection sends, as `{ text }`: what a round-trip count or a trace subscribes to. */
+export const roundTripChannel = channel('zaakregister:database:query');
+
+type Callback = (error: Error | null, result?: unknown) => void;
+
+interface QueryConfig {
+  text: string;
+  values?: unknown[];
+  /** A named (prepared) statement: pg parses it once per connection. */
+  name?: string;
+  deferredWrite?: boolean;
+}
+
+/** The part of a pg `Client` this module uses. */
+export interface PgConnection {
+  query(config: unknown, callback?: unknown): unknown;
+}
+
+const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
+const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
+const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
+const CONFIG_KEYS = new Set(['text', 'values', 'name', 'deferredWrite']);
+/** SQLSTATE 26000: `EXECUTE` of a statement the server does not know. */
+const INVALID_STATEMENT_NAME = '26000';
+
+/** What pg would answer for a statement that was not (yet) sent. */
+const unsent = (text: string) => ({ command: /^\s*(\w+)/.exec(text)?.[1].toUpperCase() ?? '', rowCount: null, rows: [], fields: [] });
+
+/** knex calls `query(config, callback)` with a plain config; anything else (a stream, a row mode) goes as it is. */
+function isPlain(config: unknown, callback: unknown): config is QueryConfig {
+  if (typeof callback !== 'function' || !config || typeof config !== 'object') return false;
+  for (const key of Object.keys(config)) if (!CONFIG_KEYS.has(key)) return false;
+  return typeof (config as QueryConfig).text === 'string';
+}
+
+/** Holds back `BEGIN` and deferred writes on `connection` (a pg `Client`), as described above. */
+export function batchStatements(connection: PgConnection): void {
+  const send = connection.query.bind(connection) as (config: unknown, callback?: unknown) => unknown;
+  let inTransaction = false;
+  /** The transaction's `BEGIN` while none of its statements has been sent. */
+  let heldBegin: string | undefined;
+  /** Deferred writes (as literal SQL) waiting to travel with the next statement. */
+  let waiting: string[] = [];
+  /** The error of held statements sent on their own, for the query that follows them. */
+  let heldError: Error | null = null;
+  /** Named statements pg has prepared on this connection: with a held `BEGIN` they travel as `EXECUTE name(...)`. */
+  const prepared = new Set<string>();
+  /** Until `EXECUTE` of one fails: a pooler such as PgBouncer renames the statements it prepares on the server. */
+  let executeWorks = true;
+
+  const publish = (text: string) => {
+    if (roundTripChannel.hasSubscribers) roundTripChannel.publish({ text });
+  };
+  const answerLater = (callback: Callback, text: string) => process.nextTick(callback, null, unsent(text));
+  const holding = () => heldBegin !== undefined || waiting.length > 0;
+  /** Sends what is held, then `statement`, as one query; the callback gets the result(s) of `statement` alone. */
+  const sendHeldWith = (statement: string | undefined, callback: Callback) => {
+    const held = [...(heldBegin === undefined ? [] : [heldBegin]), ...waiting];
+    heldBegin = undefined;
+    waiting = [];
+    const combined = statement === undefined ? held.join(';\n') : [...held, statement].join(';\n');
+    publish(combined);
+    send({ text: combined }, (error: Error | null, results: unknown) => {
+      if (!Array.isArray(results)) return callback(error, results);
+      const own = results.slice(held.length);
+      callback(error, own.length === 1 ? own[0] : own);
+    });
+  };
+  /** Sends `config` as it is, after what is held (on its own: pg runs queries in the order handed to it). */
+  const sendAfterHeld = (config: unknown, callback: unknown) => {
+    let answer = callback;
+    if (holding()) {
+      heldError = null;
+      sendHeldWith(undefined, (error) => {
+        heldError = error;
+      });
+      // A held statement that failed explains the error of what follows better than "transaction aborted".
+      if (typeof callback === 'function') {
+        answer = (error: Error | null, result: unknown) => {
+          const cause = heldError;
+          heldError = null;
+          (callback as Callback)(cause ?? error, result);
+        };
+      }
+    }
+    const text = typeof config === 'string' ? config : (config as { text?: unknown } | undefined)?.text;
+    if (typeof text === 'string') publish(text);
+    return send(config, answer);
+  };
+
+  /** A named statement sent as it is, after what is held; pg has prepared it once it ran. */
+  const sendNamed = (config: QueryConfig, callback: Callback) =>
+    sendAfterHeld(config, (error: Error | null, result: unknown) => {
+      if (!error) prepared.add(config.name!);
+      callback(error, result);
+    });
+  /** A prepared statement as `EXECUTE` with the held `BEGIN` (and writes): its plan is kept, a round trip saved. */
+  const executeWithHeld = (config: QueryConfig, callback: Callback) => {
+    const held = { begin: heldBegin, waiting };
+    const parameters = config.values?.length ? `(${config.values.map(literal).join(', ')})` : '';
+    sendHeldWith(`EXECUTE ${pg.escapeIdentifier(config.name!)}${parameters}`, (error, result) => {
+      if ((error as { code?: string } | null)?.code !== INVALID_STATEMENT_NAME) return callback(error, result);
+      // Nothing but what was held has run in the transaction: it starts over, sending the statement as it is.
+      executeWorks = false;
+      publish('ROLLBACK');
+      send({ text: 'ROLLBACK' }, () => {
+        heldBegin = held.begin;
+        waiting = held.waiting;
+        sendNamed(config, callback);
+      });
+    });
+  };
+
+  connection.query = function query(config: unknown, callback?: unknown): unknown {
+    if (!isPlain(config, callback)) return sendAfterHeld(config, callback);
+    const done = callback as Callback;
+    const { text, values } = config;
+    if (!inTransaction && BEGIN.test(text) && !values?.length) {
+      inTransaction = true;
+      heldBegin = text.trim().replace(/;$/, '');
+      return answerLater(done, text);
+    }
+    if (inTransaction && (COMMIT.test(text) || ROLLBACK.test(text))) {
+      inTransaction = false;
+      if (ROLLBACK.test(text)) waiting = [];
+      if (heldBegin !== undefined && !waiting.length) {
+        // Nothing of the transaction reached the database: there is nothing to end.
+        heldBegin = undefined;
+        return answerLater(done, text);
+      }
+      if (!holding()) {
+        publish(text);
+        return send(config, callback);
+      }
+      // A statement that fails before the COMMIT it travels with leaves the transaction open and
+      // aborted, where a failed COMMIT alone would have ended it: end it, then report the failure.
+      return sendHeldWith(text, (error, result) => {
+        if (!error) return done(null, result);
+        publish('ROLLBACK');
+        send({ text: 'ROLLBACK' }, () => done(error));
+      });
+    }
+    if (inTransaction && config.deferredWrite) {
+      waiting.push(values?.length ? withLiterals(text, values) : text);
+      return answerLater(done, text);
+    }
+    const { name } = config;
+    if (name) {
+      if (heldBegin !== undefined && executeWorks && prepared.has(name)) return executeWithHeld(config, done);
+      // Its plan is worth more than the round trip what is held then takes on its own.
+      if (holding() || !prepared.has(name)) return sendNamed(config, done);
+    }
+    if (!holding()) {
+      publish(text);
+      return send(config, callback);
+    }
+    return sendHeldWith(values?.length ? withLiterals(text, values) : text, done);
+  };
+}
+
+/** pg's own conversion of a parameter to the text it sends (untyped in @types/pg). */
+const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): string | Buffer | null } }).utils;
+
+/** A value as pg would send it as a parameter, written as an SQL literal. */
+function literal(value: unknown): string {
+  const prepared = prepareValue(value);
+  if (prepared === null) return 'NULL';
+  return pg.escapeLiteral(Buffer.isBuffer(prepared) ? `\\x${prepared.toString('hex')}` : prepared);
+}
+
+/**
+ * `text` with its placeholders (`$1`, ...) replaced by the literals of `values`. Quoted strings and
+ * identifiers, dollar-quoted bodies and comments are copied as they are: a `$1` in them is no placeholder.
+ */
+export function withLiterals(text: string, values: readonly unknown[]): string {
+  let out = '';
+  let i = 0;
+  const copyUntil = (end: number) => {
+    out += text.slice(i, end);
+    i = end;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (c === "'" || c === '"') {
+      const escapes = c === "'" && /[eE]/.test(text[i - 1] ?? '') && !/\w/.test(text[i - 2] ?? '');
+      let j = i + 1;
+      while (j < text.length) {
+        if (escapes && text[j] === '\\') j += 2;
+        else if (text[j] === c && text[j + 1] === c) j += 2;
+        else if (text[j] === c) break;
+        else j++;
+      }
+      copyUntil(Math.min(j + 1, text.length));
+    } else if (c === '-' && next === '-') {
+      const end = text.indexOf('\n', i);
+      copyUntil(end < 0 ? text.length : end);
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      copyUntil(end < 0 ? text.length : end + 2);
+    } else if (c === '$' && /\d/.test(next ?? '') && !/\w/.test(text[i - 1] ?? '')) {
+      const digits = /^\d+/.exec(text.slice(i + 1))![0];
+      const index = Number(digits) - 1;
+      if (index >= values.length) throw new Error(`statement has placeholder $${digits} but ${values.length} values`);
+      out += literal(values[index]);
+      i += 1 + digits.length;
+    } else if (c === '$') {
+      const tag = /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/.exec(text.slice(i))?.[0];
+      if (tag && !/\w/.test(text[i - 1] ?? '')) {
+        const end = text.indexOf(tag, i + tag.length);
+        copyUntil(end < 0 ? text.length : end + tag.length);
+      } else {
+        out += c;
+        i++;
+      }
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import type { Storage } from '../src/index.js';
+import { DEFERRED_WRITE, withLiterals } from '../src/storage/statement-batching.js';
+import { BACKENDS } from './helpers/backends.js';
+import { roundTripsDuring } from './helpers/statements.js';
+
+describe('statement batching: placeholders become literals', () => {
+  it('replaces each placeholder by the literal of its value, $10 not read as $1', () => {
+    const values = Array.from({ length: 10 }, (_, i) => `v${i + 1}`);
+    assert.equal(withLiterals('select $1, $10, $2', values), "select 'v1', 'v10', 'v2'");
+  });
+
+  it('leaves quoted strings, identifiers, dollar-quoted bodies and comments alone', () => {
+    const text = `select '$1', "col$1", $$ $1 $$, $tag$ $1 $tag$, E'\\' $1', x$1 -- $1\n, /* $1 */ $1`;
+    assert.equal(withLiterals(text, ['v']), `select '$1', "col$1", $$ $1 $$, $tag$ $1 $tag$, E'\\' $1', x$1 -- $1\n, /* $1 */ 'v'`);
+  });
+
+  it('escapes quotes and backslashes, writes null as NULL', () => {
+    assert.equal(withLiterals('select $1, $2', ["it's", null]), "select 'it''s', NULL");
+    assert.equal(withLiterals('select $1', ['a\\b']), "select  E'a\\\\b'");
+  });
+
+  it('refuses a placeholder without a value', () => {
+    assert.throws(() => withLiterals('select $2', ['only one']), /placeholder \$2 but 1 values/);
+  });
+});
+
+for (const backend of BACKENDS) {
+  describe(`statement batching on ${backend.name}`, () => {
+    let storage: Storage;
+    let knex: Knex;
+    const rows = async () => (await knex('batched').orderBy('id').pluck('label')) as string[];
+
+    before(async () => {
+      storage = await backend.open();
+      knex = storage.knex;
+      await knex.schema.createTable('batched', (t) => {
+        t.increments('id');
+        t.string('label').unique();
+      });
+      await knex.schema.createTable('typed', (t) => {
+        t.increments('id');
+        t.text('text');
+        t.integer('number');
+        t.boolean('flag');
+        t.timestamp('moment', { useTz: true });
+        t.date('day');
+        t.binary('bytes');
+        t.specificType('labels', 'text[]');
+        t.specificType('numbers', 'integer[]');
+        t.jsonb('document');
+      });
+    });
+    beforeEach(async () => {
+      await knex('batched').delete();
+    });
+    after(async () => storage?.close());
+
+    it('sends BEGIN with the first statement and a deferred write with the COMMIT: two round trips', async () => {
+      const sent = await roundTripsDuring(() =>
+        knex.transaction(async (tx) => {
+          const [row] = await tx('batched').insert({ label: 'first' }).returning('id');
+          await tx('batched').insert({ label: `after ${row.id}` }).options(DEFERRED_WRITE);
+        }),
+      );
+      assert.equal(sent.length, 2, sent.join('\n---\n'));
+      assert.match(sent[0], /^BEGIN;\s*insert into "batched"/i);
+      assert.match(sent[1], /^insert into "batched".*'after \d+'\);\s*COMMIT/is);
+      assert.equal((await rows()).length, 2);
+    });
+
+    it('sends nothing for a transaction that sends nothing, or rolls back before anything was sent', async () => {
+      const sent = await roundTripsDuring(async () => {
+        await knex.transaction(async () => {});
+        await assert.rejects(
+          knex.transaction(async (tx) => {
+            await tx('batched').insert({ label: 'never' }).options(DEFERRED_WRITE);
+            throw new Error('changed my mind');
+          }),
+          /changed my mind/,
+        );
+      });
+      assert.deepEqual(sent, []);
+      assert.deepEqual(await rows(), []);
+    });
+
+    it('a deferred write that fails fails the commit with its own error, writes nothing, and leaves the connection usable', async () => {
+      await knex('batched').insert({ label: 'taken' });
+      await assert.rejects(
+        knex.transaction(async (tx) => {
+          await tx('batched').insert({ label: 'new' });
+          await tx('batched').insert({ label: 'taken' }).options(DEFERRED_WRITE);
+        }),
+        (error: { code?: string }) => error.code === '23505',
+      );
+      assert.deepEqual(await rows(), ['taken']);
+      // Every connection of the pool (PGlite has one) still takes transactions.
+      await Promise.all(Array.from({ length: 4 }, (_, i) => knex.transaction((tx) => tx('batched').insert({ label: `later ${i}` }))));
+      assert.equal((await rows()).length, 5);
+    });
+
+    it('a deferred write is sent before a statement that follows it in the transaction, and is seen by it', async () => {
+      const count = await knex.transaction(async (tx) => {
+        await tx('batched').insert({ label: 'deferred' }).options(DEFERRED_WRITE);
+        return Number((await tx('batched').count({ n: '*' }))[0].n);
+      });
+      assert.equal(count, 1);
+    });
+
+    it('a query it does not combine (array rows) goes after what is held, which reports its own error first', async () => {
+      const read = await knex.transaction(async (tx) => {
+        await tx('batched').insert({ label: 'held' }).options(DEFERRED_WRITE);
+        return tx('batched').select('label').options({ rowMode: 'array' });
+      });
+      assert.deepEqual(read, [['held']]);
+      await assert.rejects(
+        knex.transaction(async (tx) => {
+          await tx('batched').insert({ label: 'held' }).options(DEFERRED_WRITE);
+          await tx('batched').select('label').options({ rowMode: 'array' });
+        }),
+        (error: { code?: string }) => error.code === '23505',
+      );
+      assert.deepEqual(await rows(), ['held']);
+    });
+
+    it('a query of several statements that travels with BEGIN still answers all of them, and only them', async () => {
+      const answer = (await knex.transaction((tx) => tx.raw('select 1 as a; select 2 as b'))) as unknown as { rows: unknown[] }[];
+      assert.deepEqual(
+        answer.map((result) => result.rows),
+        [[{ a: 1 }], [{ b: 2 }]],
+      );
+    });
+
+    it('a prepared statement travels with BEGIN as EXECUTE, with the same answer', async () => {
+      const [row] = await knex('batched').insert({ label: 'named' }).returning('id');
+      const byLabel = (db: Knex | Knex.Transaction) => db('batched').where({ label: 'named' }).forUpdate().first('id', 'label').options({ name: 'batched_by_label' });
+      assert.deepEqual(await byLabel(knex), { id: row.id, label: 'named' });
+      let read: unknown;
+      const sent = await roundTripsDuring(() =>
+        knex.transaction(async (tx) => {
+          read = await byLabel(tx);
+        }),
+      );
+      assert.deepEqual(read, { id: row.id, label: 'named' });
+      assert.equal(sent.length, 2, sent.join('\n---\n'));
+      assert.match(sent[0], /^BEGIN;\s*EXECUTE "batched_by_label"\('named', '1'\)$/);
+    });
+
+    it('a statement a pooler renamed on the server (EXECUTE cannot find it) runs as it is, and is not EXECUTEd again', async () => {
+      await knex('batched').insert({ label: 'renamed' });
+      const connection = await knex.client.acquireConnection();
+      try {
+        const named = (db: Knex | Knex.Transaction) => db('batched').where({ label: 'renamed' }).first('label').options({ name: 'batched_renamed' }).connection(connection);
+        assert.deepEqual(await named(knex), { label: 'renamed' });
+        // As behind PgBouncer: the server does not know the statement by pg's name, pg prepares it when it sends it.
+        await knex.raw('deallocate "batched_renamed"').connection(connection);
+        delete connection.connection.parsedStatements.batched_renamed;
+        let read: unknown;
+        const sent = await roundTripsDuring(() =>
+          knex.transaction(
+            async (tx) => {
+              await tx('batched').insert({ label: 'held' }).options(DEFERRED_WRITE);
+              read = await named(tx);
+            },
+            { connection },
+          ),
+        );
+        assert.deepEqual(read, { label: 'renamed' });
+        assert.match(sent[0], /^BEGIN;\s*insert into "batched".*;\s*EXECUTE "batched_renamed"\('renamed', '1'\)$/s);
+        assert.deepEqual(sent.slice(1, 3), ['ROLLBACK', `BEGIN;\ninsert into "batched" ("label") values ('held')`]);
+        assert.match(sent[3], /^select "label" from "batched"/);
+        assert.deepEqual(await knex('batched').orderBy('id').pluck('label').connection(connection), ['renamed', 'held'], 'the write held before it is written once');
+        const again = await roundTripsDuring(() => knex.transaction((tx) => named(tx), { connection }));
+        assert.deepEqual(again.slice(0, 1), ['BEGIN']);
+        assert.ok(!again.some((text) => /EXECUTE/.test(text)), again.join('\n---\n'));
+      } finally {
+        await knex.client.releaseConnection(connection);
+      }
+    });
+
+    it('values written as literals read back as the same values as parameters', async () => {
+      const value = {
+        text: "quote ' backslash \\ unicode ✓ \n newline",
+        number: -42,
+        flag: false,
+        moment: new Date('2026-03-29T01:30:00.123Z'),
+        day: '2026-02-28',
+        bytes: Buffer.from([0, 1, 0xfe, 0xff]),
+        labels: ['a', 'b,c', 'd"e', null],
+        numbers: [1, 2, 3],
+        document: JSON.stringify({ nested: { list: [1, 'two'], quote: "it's" } }),
+      };
+      const [asParameters] = await knex('typed').insert(value).returning('id');
+      // The first statement of a transaction travels with BEGIN, written with literals.
+      const [asLiterals] = await knex.transaction((tx) => tx('typed').insert(value).returning('id'));
+      const read = async (id: number) => {
+        const { id: _, ...row } = await knex('typed').where({ id }).first();
+        return row;
+      };
+      assert.deepEqual(await read(asLiterals.id), await read(asParameters.id));
+      assert.equal((await read(asLiterals.id)).text, value.text);
+    });
+  });
+}
