@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { Storage } from '../src/index.js';
-import { DEFERRED_WRITE, withLiterals } from '../src/storage/statement-batching.js';
+import { DEFERRED_WRITE, insertStatementName, withLiterals } from '../src/storage/statement-batching.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
 
@@ -203,3 +203,17 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('statement batching: insert statement names', () => {
+  it('gives one name per table, columns and shape, whatever the order of the columns', () => {
+    const name = insertStatementName('naming_test', { b: 1, a: 2 }, 'all');
+    assert.match(String(name), /^naming_test_insert_\d+$/);
+    assert.equal(insertStatementName('naming_test', { a: 3, b: 4 }, 'all'), name);
+    const others = [
+      insertStatementName('naming_test', { a: 1 }, 'all'),
+      insertStatementName('naming_test', { a: 1, b: 2 }, 'id'),
+      insertStatementName('naming_test_other', { a: 1, b: 2 }, 'all'),
+    ];
+    assert.equal(new Set([name, ...others]).size, 4);
+  });
+});

@@ -23,6 +23,18 @@ for (const backend of BACKENDS) {
     const statementsOf = (work: () => Promise<unknown>) =>
       statementsDuring(api.registry.services.storage.knex, work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
     const roundTripsOf = (work: () => Promise<unknown>) => roundTripsDuring(work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
+    /**
+     * The round trips of `work`, run `times` times: the fewest, once every statement is prepared on the
+     * connection it runs on (the first use of a prepared statement on a connection sends BEGIN on its
+     * own: one more), and never more than one above them.
+     */
+    const fewestRoundTrips = async (work: () => Promise<unknown>, times = 5) => {
+      const runs: string[][] = [];
+      for (let i = 0; i < times; i++) runs.push(await roundTripsOf(work));
+      const fewest = runs.reduce((best, run) => (run.length < best.length ? run : best));
+      for (const run of runs) assert.ok(run.length <= fewest.length + 1, run.join('\n---\n'));
+      return fewest;
+    };
     const lockingStatements = (sql: string[], table: string) => sql.filter((s) => new RegExp(`from "${table}".*for update`, 'is').test(s));
 
     before(async () => {
@@ -38,10 +50,10 @@ for (const backend of BACKENDS) {
       assert.ok(sql.some((s) => /insert into "audittrail"/i.test(s)));
     });
 
-    it('creates a zaak in 2 round trips: BEGIN with the zaak, the audit row with the COMMIT', async () => {
-      const sent = await roundTripsOf(() => post('/zaken', zaakInput()));
+    it('creates a zaak in 2 round trips: BEGIN with the prepared zaak insert, the audit row with the COMMIT', async () => {
+      const sent = await fewestRoundTrips(() => post('/zaken', zaakInput()));
       assert.equal(sent.length, 2, sent.join('\n---\n'));
-      assert.match(sent[0], /^BEGIN;\s*insert into "zaak"/i);
+      assert.match(sent[0], /^BEGIN;\s*EXECUTE "zaak_insert_\d+"\(/);
       assert.match(sent[1], /^insert into "audittrail".*;\s*COMMIT;?$/is);
     });
 
@@ -51,8 +63,11 @@ for (const backend of BACKENDS) {
       const sql = await statementsOf(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-03T10:00:00Z' }));
       assert.equal(lockingStatements(sql, 'zaak').length, 1, sql.join('\n'));
       assert.ok(sql.length <= 6, `${sql.length} statements:\n${sql.join('\n')}`);
-      const sent = await roundTripsOf(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-04T10:00:00Z' }));
+      let minute = 10;
+      const sent = await fewestRoundTrips(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: `2030-01-04T10:${minute++}:00Z` }));
       assert.equal(sent.length, 4, `the read, BEGIN with the lock, the status, the audit row with the COMMIT:\n${sent.join('\n---\n')}`);
+      assert.match(sent[1], /^BEGIN;\s*EXECUTE "zaak_by_uuid_locked"\(/);
+      assert.match(sent[2], /^insert into "status"/);
     });
 
     it('answers a created status as a read of it shows it, without reading it back', async () => {

@@ -118,8 +118,7 @@ export function batchStatements(connection: PgConnection): void {
   /** A prepared statement as `EXECUTE` with the held `BEGIN` (and writes): its plan is kept, a round trip saved. */
   const executeWithHeld = (config: QueryConfig, callback: Callback) => {
     const held = { begin: heldBegin, waiting };
-    const parameters = config.values?.length ? `(${config.values.map(literal).join(', ')})` : '';
-    sendHeldWith(`EXECUTE ${pg.escapeIdentifier(config.name!)}${parameters}`, (error, result) => {
+    sendHeldWith(execute(config.name!, config.values), (error, result) => {
       if ((error as { code?: string } | null)?.code !== INVALID_STATEMENT_NAME) return callback(error, result);
       // Nothing but what was held has run in the transaction: it starts over, sending the statement as it is.
       executeWorks = false;
@@ -178,6 +177,9 @@ export function batchStatements(connection: PgConnection): void {
     return sendHeldWith(values?.length ? withLiterals(text, values) : text, done);
   };
 }
+
+/** `EXECUTE` of a prepared statement, its values as literals. */
+const execute = (name: string, values: unknown[] | undefined) => `EXECUTE ${pg.escapeIdentifier(name)}${values?.length ? `(${values.map(literal).join(', ')})` : ''}`;
 
 /** pg's own conversion of a parameter to the text it sends (untyped in @types/pg). */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): string | Buffer | null } }).utils;
@@ -240,4 +242,21 @@ export function withLiterals(text: string, values: readonly unknown[]): string {
     }
   }
   return out;
+}
+
+/** Names given out by `insertStatementName`, by table, returning shape and columns. */
+const insertNames = new Map<string, string>();
+/** Beyond this many insert shapes, the rarest go unnamed: each name is a plan kept in every connection. */
+const MAX_INSERT_NAMES = 500;
+
+/**
+ * A name for an insert statement (knex writes an object's columns sorted, so the table, the columns
+ * and the `returning` shape decide its text), unique in the process: prepared once per connection,
+ * planned once. `shape` must name everything else the caller varies in the text (a raw value, say).
+ */
+export function insertStatementName(table: string, row: Record<string, unknown>, shape: string): string | undefined {
+  const key = `${table}\n${shape}\n${Object.keys(row).sort().join(',')}`;
+  let name = insertNames.get(key);
+  if (!name && insertNames.size < MAX_INSERT_NAMES) insertNames.set(key, (name = `${table}_insert_${insertNames.size}`));
+  return name;
 }

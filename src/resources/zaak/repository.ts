@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
+import { insertStatementName } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
 
@@ -114,9 +115,13 @@ export function withRevision(query: Knex.QueryBuilder): Knex.QueryBuilder {
  */
 export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>, hoofdzaakUuid: string | null = null): Promise<ZaakRow> {
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
-  if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
+  const generated = !row.identificatie;
+  if (generated) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
-    const [inserted] = await tx('zaak').insert(row).returning('*');
+    const [inserted] = await tx('zaak')
+      .insert(row)
+      .returning('*')
+      .options({ name: insertStatementName('zaak', row, generated ? 'all, identificatie generated' : 'all') });
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
