@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import type { Storage } from '../src/index.js';
 import { DEFERRED_WRITE, insertStatementName, withLiterals } from '../src/storage/statement-batching.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -19,6 +20,12 @@ describe('statement batching: placeholders become literals', () => {
   it('escapes quotes and backslashes, writes null as NULL', () => {
     assert.equal(withLiterals('select $1, $2', ["it's", null]), "select 'it''s', NULL");
     assert.equal(withLiterals('select $1', ['a\\b']), "select  E'a\\\\b'");
+  });
+
+  it('quotes every string as pg.escapeLiteral does', () => {
+    for (const text of ['', 'plain', "it's", "''", '\\', "a\\'b", '\\\\x', 'ünïcode ✓\n\t', "'; drop table zaak; --"]) {
+      assert.equal(withLiterals('$1', [text]), pg.escapeLiteral(text), text);
+    }
   });
 
   it('refuses a placeholder without a value', () => {

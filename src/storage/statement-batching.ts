@@ -188,7 +188,13 @@ const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknow
 function literal(value: unknown): string {
   const prepared = prepareValue(value);
   if (prepared === null) return 'NULL';
-  return pg.escapeLiteral(Buffer.isBuffer(prepared) ? `\\x${prepared.toString('hex')}` : prepared);
+  return quote(Buffer.isBuffer(prepared) ? `\\x${prepared.toString('hex')}` : prepared);
+}
+
+/** What `pg.escapeLiteral` writes (quotes doubled; with a backslash, backslashes doubled in an E'' string), without its loop per character. */
+function quote(text: string): string {
+  const quoted = text.includes("'") ? text.replace(/'/g, "''") : text;
+  return text.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
 
 /**
