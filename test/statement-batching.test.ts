@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Storage } from '../src/index.js';
-import { DEFERRED_WRITE, insertStatementName, withLiterals } from '../src/storage/statement-batching.js';
+import { DEFERRED_WRITE, PREPARED, preparedName, withLiterals } from '../src/storage/statement-batching.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
 
@@ -154,6 +154,46 @@ for (const backend of BACKENDS) {
       assert.match(sent[0], /^BEGIN;\s*EXECUTE "batched_by_label"\('named', '1'\)$/);
     });
 
+    it('a PREPARED statement is named after its text: one shape of an insert keeps its plan, another gets its own', async () => {
+      const connection = await knex.client.acquireConnection();
+      try {
+        const insert = (db: Knex | Knex.Transaction, row: Record<string, unknown>) => db('batched').insert(row).returning('label').options(PREPARED).connection(connection);
+        await insert(knex, { label: 'one' });
+        const sent = await roundTripsDuring(() => knex.transaction((tx) => insert(tx, { label: 'two' }), { connection }));
+        assert.match(sent[0], /^BEGIN;\s*EXECUTE "zaakregister_\d+"\('two'\)$/);
+        // knex writes DEFAULT for an undefined value: another text, so another name, not pg's "must be unique" error.
+        const [row] = await knex.transaction((tx) => insert(tx, { label: undefined }), { connection });
+        assert.deepEqual(row, { label: null });
+        assert.deepEqual(await knex('batched').orderBy('id').pluck('label').connection(connection), ['one', 'two', null]);
+      } finally {
+        await knex.client.releaseConnection(connection);
+      }
+    });
+
+    it('values written as literals read back as the same values as parameters', async () => {
+      const value = {
+        text: "quote ' backslash \\ unicode ✓ \n newline",
+        number: -42,
+        flag: false,
+        moment: new Date('2026-03-29T01:30:00.123Z'),
+        day: '2026-02-28',
+        bytes: Buffer.from([0, 1, 0xfe, 0xff]),
+        labels: ['a', 'b,c', 'd"e', null],
+        numbers: [1, 2, 3],
+        document: JSON.stringify({ nested: { list: [1, 'two'], quote: "it's" } }),
+      };
+      const [asParameters] = await knex('typed').insert(value).returning('id');
+      // The first statement of a transaction travels with BEGIN, written with literals.
+      const [asLiterals] = await knex.transaction((tx) => tx('typed').insert(value).returning('id'));
+      const read = async (id: number) => {
+        const { id: _, ...row } = await knex('typed').where({ id }).first();
+        return row;
+      };
+      assert.deepEqual(await read(asLiterals.id), await read(asParameters.id));
+      assert.equal((await read(asLiterals.id)).text, value.text);
+    });
+
+    // Last: it turns EXECUTE off on the connection it uses.
     it('a statement a pooler renamed on the server (EXECUTE cannot find it) runs as it is, and is not EXECUTEd again', async () => {
       await knex('batched').insert({ label: 'renamed' });
       const connection = await knex.client.acquireConnection();
@@ -185,42 +225,15 @@ for (const backend of BACKENDS) {
         await knex.client.releaseConnection(connection);
       }
     });
-
-    it('values written as literals read back as the same values as parameters', async () => {
-      const value = {
-        text: "quote ' backslash \\ unicode ✓ \n newline",
-        number: -42,
-        flag: false,
-        moment: new Date('2026-03-29T01:30:00.123Z'),
-        day: '2026-02-28',
-        bytes: Buffer.from([0, 1, 0xfe, 0xff]),
-        labels: ['a', 'b,c', 'd"e', null],
-        numbers: [1, 2, 3],
-        document: JSON.stringify({ nested: { list: [1, 'two'], quote: "it's" } }),
-      };
-      const [asParameters] = await knex('typed').insert(value).returning('id');
-      // The first statement of a transaction travels with BEGIN, written with literals.
-      const [asLiterals] = await knex.transaction((tx) => tx('typed').insert(value).returning('id'));
-      const read = async (id: number) => {
-        const { id: _, ...row } = await knex('typed').where({ id }).first();
-        return row;
-      };
-      assert.deepEqual(await read(asLiterals.id), await read(asParameters.id));
-      assert.equal((await read(asLiterals.id)).text, value.text);
-    });
   });
 }
 
-describe('statement batching: insert statement names', () => {
-  it('gives one name per table, columns and shape, whatever the order of the columns', () => {
-    const name = insertStatementName('naming_test', { b: 1, a: 2 }, 'all');
-    assert.match(String(name), /^naming_test_insert_\d+$/);
-    assert.equal(insertStatementName('naming_test', { a: 3, b: 4 }, 'all'), name);
-    const others = [
-      insertStatementName('naming_test', { a: 1 }, 'all'),
-      insertStatementName('naming_test', { a: 1, b: 2 }, 'id'),
-      insertStatementName('naming_test_other', { a: 1, b: 2 }, 'all'),
-    ];
-    assert.equal(new Set([name, ...others]).size, 4);
+describe('statement batching: names of prepared statements', () => {
+  it('gives one name per text, the same every time', () => {
+    const text = `select 'naming test', $1`;
+    const name = preparedName(text);
+    assert.match(String(name), /^zaakregister_\d+$/);
+    assert.equal(preparedName(text), name);
+    assert.notEqual(preparedName(`${text}, $2`), name);
   });
 });

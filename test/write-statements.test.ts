@@ -53,7 +53,7 @@ for (const backend of BACKENDS) {
     it('creates a zaak in 2 round trips: BEGIN with the prepared zaak insert, the audit row with the COMMIT', async () => {
       const sent = await fewestRoundTrips(() => post('/zaken', zaakInput()));
       assert.equal(sent.length, 2, sent.join('\n---\n'));
-      assert.match(sent[0], /^BEGIN;\s*EXECUTE "zaak_insert_\d+"\(/);
+      assert.match(sent[0], /^BEGIN;\s*EXECUTE "zaakregister_\d+"\(/);
       assert.match(sent[1], /^insert into "audittrail".*;\s*COMMIT;?$/is);
     });
 

@@ -19,6 +19,25 @@ import pg from 'pg';
 /** knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is not read. */
 export const DEFERRED_WRITE = Object.freeze({ deferredWrite: true });
 
+/**
+ * knex query options (`builder.options(PREPARED)`) for a statement to prepare once per connection and
+ * plan once, named after its exact text: for statements whose text takes few shapes (an insert by its
+ * columns), where naming them by hand could give one name two texts.
+ */
+export const PREPARED = Object.freeze({ prepare: true });
+
+/** Names given to `PREPARED` statements, by their text. */
+const preparedNames = new Map<string, string>();
+/** Beyond this many texts, the rest go unnamed: each name is a plan kept in every connection. */
+const MAX_PREPARED_NAMES = 500;
+
+/** The name of a `PREPARED` statement's text, the same in every connection of the process. */
+export function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (!name && preparedNames.size < MAX_PREPARED_NAMES) preparedNames.set(text, (name = `zaakregister_${preparedNames.size + 1}`));
+  return name;
+}
+
 /** Every query a connection sends, as `{ text }`: what a round-trip count or a trace subscribes to. */
 export const roundTripChannel = channel('zaakregister:database:query');
 
@@ -29,6 +48,7 @@ interface QueryConfig {
   values?: unknown[];
   /** A named (prepared) statement: pg parses it once per connection. */
   name?: string;
+  prepare?: boolean;
   deferredWrite?: boolean;
 }
 
@@ -40,7 +60,7 @@ export interface PgConnection {
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
 const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
 const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
-const CONFIG_KEYS = new Set(['text', 'values', 'name', 'deferredWrite']);
+const CONFIG_KEYS = new Set(['text', 'values', 'name', 'prepare', 'deferredWrite']);
 /** SQLSTATE 26000: `EXECUTE` of a statement the server does not know. */
 const INVALID_STATEMENT_NAME = '26000';
 
@@ -131,8 +151,9 @@ export function batchStatements(connection: PgConnection): void {
     });
   };
 
-  connection.query = function query(config: unknown, callback?: unknown): unknown {
-    if (!isPlain(config, callback)) return sendAfterHeld(config, callback);
+  connection.query = function query(options: unknown, callback?: unknown): unknown {
+    if (!isPlain(options, callback)) return sendAfterHeld(options, callback);
+    const config = options.prepare ? { text: options.text, values: options.values, name: preparedName(options.text) } : options;
     const done = callback as Callback;
     const { text, values } = config;
     if (!inTransaction && BEGIN.test(text) && !values?.length) {
@@ -248,21 +269,4 @@ export function withLiterals(text: string, values: readonly unknown[]): string {
     }
   }
   return out;
-}
-
-/** Names given out by `insertStatementName`, by table, returning shape and columns. */
-const insertNames = new Map<string, string>();
-/** Beyond this many insert shapes, the rarest go unnamed: each name is a plan kept in every connection. */
-const MAX_INSERT_NAMES = 500;
-
-/**
- * A name for an insert statement (knex writes an object's columns sorted, so the table, the columns
- * and the `returning` shape decide its text), unique in the process: prepared once per connection,
- * planned once. `shape` must name everything else the caller varies in the text (a raw value, say).
- */
-export function insertStatementName(table: string, row: Record<string, unknown>, shape: string): string | undefined {
-  const key = `${table}\n${shape}\n${Object.keys(row).sort().join(',')}`;
-  let name = insertNames.get(key);
-  if (!name && insertNames.size < MAX_INSERT_NAMES) insertNames.set(key, (name = `${table}_insert_${insertNames.size}`));
-  return name;
 }

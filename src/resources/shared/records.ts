@@ -5,7 +5,7 @@ import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
 import { requestSchema, validate } from '../../schema/validate.js';
-import { insertStatementName } from '../../storage/statement-batching.js';
+import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
 import { contractComponents, contractSchema, variantSchema } from '../contract/index.js';
@@ -352,7 +352,7 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
       [row] = await tx(def.table)
         .insert(values)
         .returning(readBack ? ['id'] : ['*', ...(returning as unknown as string[])])
-        .options({ name: insertStatementName(def.table, values, readBack ? 'id' : 'all') });
+        .options(PREPARED);
     } catch (error) {
       throw uniqueError(error) ?? error;
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
-import { insertStatementName } from '../../storage/statement-batching.js';
+import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
 
@@ -115,13 +115,12 @@ export function withRevision(query: Knex.QueryBuilder): Knex.QueryBuilder {
  */
 export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>, hoofdzaakUuid: string | null = null): Promise<ZaakRow> {
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
-  const generated = !row.identificatie;
-  if (generated) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
+  if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
     const [inserted] = await tx('zaak')
       .insert(row)
       .returning('*')
-      .options({ name: insertStatementName('zaak', row, generated ? 'all, identificatie generated' : 'all') });
+      .options(PREPARED);
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
