@@ -655,7 +655,11 @@ export interface DispatcherStats {
  * retries, by the dispatcher of any instance on the same database.
  */
 export interface Outbox {
-  /** Enqueue on the change's transaction (`change.tx`, `ctx.tx`); on the storage only for changes outside one. */
+  /**
+   * Enqueue on the change's transaction (`change.tx`, `ctx.tx`); on the storage only for changes outside one.
+   * In a transaction the row travels with the transaction's next statement or its `COMMIT` (one round trip
+   * less): it resolves before the row is written, and a row that cannot be written fails the transaction.
+   */
   enqueue(db: Knex | Knex.Transaction, deliveries: Delivery | Delivery[]): Promise<void>;
   /** Stored deliveries, oldest first (default 100): pending ones and failed ones. */
   list(selection?: OutboxSelection & { limit?: number }): Promise<OutboxEntry[]>;

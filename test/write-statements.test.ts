@@ -53,7 +53,7 @@ for (const backend of BACKENDS) {
     it('creates a zaak in 2 round trips: BEGIN with the prepared zaak insert, the audit row with the COMMIT', async () => {
       const sent = await fewestRoundTrips(() => post('/zaken', zaakInput()));
       assert.equal(sent.length, 2, sent.join('\n---\n'));
-      assert.match(sent[0], /^BEGIN;\s*EXECUTE "zaakregister_\d+"\(/);
+      assert.match(sent[0], /^BEGIN\s*;\s*EXECUTE "zaakregister_[0-9a-f]+"\(/);
       assert.match(sent[1], /^insert into "audittrail".*;\s*COMMIT;?$/is);
     });
 
@@ -66,7 +66,7 @@ for (const backend of BACKENDS) {
       let minute = 10;
       const sent = await fewestRoundTrips(() => post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: `2030-01-04T10:${minute++}:00Z` }));
       assert.equal(sent.length, 4, `the read, BEGIN with the lock, the status, the audit row with the COMMIT:\n${sent.join('\n---\n')}`);
-      assert.match(sent[1], /^BEGIN;\s*EXECUTE "zaak_by_uuid_locked"\(/);
+      assert.match(sent[1], /^BEGIN\s*;\s*EXECUTE "zaak_by_uuid_locked"\(/);
       assert.match(sent[2], /^insert into "status"/);
     });
 

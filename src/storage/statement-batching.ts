@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import pg from 'pg';
 
@@ -28,13 +29,18 @@ export const PREPARED = Object.freeze({ prepare: true });
 
 /** Names given to `PREPARED` statements, by their text. */
 const preparedNames = new Map<string, string>();
-/** Beyond this many texts, the rest go unnamed: each name is a plan kept in every connection. */
-const MAX_PREPARED_NAMES = 500;
+/**
+ * Beyond this many texts (an insert takes one per set of columns a client sends), the rest go
+ * unnamed: each name can become a plan kept in every connection on the server.
+ */
+const MAX_PREPARED_NAMES = 100;
 
-/** The name of a `PREPARED` statement's text, the same in every connection of the process. */
+/** The name of a `PREPARED` statement: a hash of its text, so also another process's name is of the same text. */
 export function preparedName(text: string): string | undefined {
   let name = preparedNames.get(text);
-  if (!name && preparedNames.size < MAX_PREPARED_NAMES) preparedNames.set(text, (name = `zaakregister_${preparedNames.size + 1}`));
+  if (!name && preparedNames.size < MAX_PREPARED_NAMES) {
+    preparedNames.set(text, (name = `zaakregister_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+  }
   return name;
 }
 
@@ -57,12 +63,22 @@ export interface PgConnection {
   query(config: unknown, callback?: unknown): unknown;
 }
 
-const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
+const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
 const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
 const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
 const CONFIG_KEYS = new Set(['text', 'values', 'name', 'prepare', 'deferredWrite']);
 /** SQLSTATE 26000: `EXECUTE` of a statement the server does not know. */
 const INVALID_STATEMENT_NAME = '26000';
+
+/**
+ * A COMMIT that PostgreSQL answered with ROLLBACK: a statement of the transaction failed and its
+ * error was caught (a deferred write's lands on the statement after it). Nothing was stored, so it
+ * must not look committed.
+ */
+function rolledBack(text: string, result: unknown): Error | null {
+  if (!COMMIT.test(text) || (result as { command?: string } | undefined)?.command !== 'ROLLBACK') return null;
+  return Object.assign(new Error('the transaction was rolled back at COMMIT: one of its statements had failed'), { code: '25P02' });
+}
 
 /** What pg would answer for a statement that was not (yet) sent. */
 const unsent = (text: string) => ({ command: /^\s*(\w+)/.exec(text)?.[1].toUpperCase() ?? '', rowCount: null, rows: [], fields: [] });
@@ -82,10 +98,8 @@ export function batchStatements(connection: PgConnection): void {
   let heldBegin: string | undefined;
   /** Deferred writes (as literal SQL) waiting to travel with the next statement. */
   let waiting: string[] = [];
-  /** The error of held statements sent on their own, for the query that follows them. */
-  let heldError: Error | null = null;
   /** Named statements pg has prepared on this connection: with a held `BEGIN` they travel as `EXECUTE name(...)`. */
-  const prepared = new Set<string>();
+  const prepared = new Map<string, string>();
   /** Until `EXECUTE` of one fails: a pooler such as PgBouncer renames the statements it prepares on the server. */
   let executeWorks = true;
 
@@ -99,7 +113,8 @@ export function batchStatements(connection: PgConnection): void {
     const held = [...(heldBegin === undefined ? [] : [heldBegin]), ...waiting];
     heldBegin = undefined;
     waiting = [];
-    const combined = statement === undefined ? held.join(';\n') : [...held, statement].join(';\n');
+    // On lines of their own: a statement that ends in a `--` comment does not swallow the separator.
+    const combined = (statement === undefined ? held : [...held, statement]).join('\n;\n');
     publish(combined);
     send({ text: combined }, (error: Error | null, results: unknown) => {
       if (!Array.isArray(results)) return callback(error, results);
@@ -107,32 +122,36 @@ export function batchStatements(connection: PgConnection): void {
       callback(error, own.length === 1 ? own[0] : own);
     });
   };
-  /** Sends `config` as it is, after what is held (on its own: pg runs queries in the order handed to it). */
+  /**
+   * Sends `config` as it is, after what is held and only if that succeeded: had the held part been
+   * refused whole (a syntax error, say), `BEGIN` would not have run and the query would autocommit.
+   */
   const sendAfterHeld = (config: unknown, callback: unknown) => {
-    let answer = callback;
-    if (holding()) {
-      heldError = null;
-      sendHeldWith(undefined, (error) => {
-        heldError = error;
-      });
-      // A held statement that failed explains the error of what follows better than "transaction aborted".
-      if (typeof callback === 'function') {
-        answer = (error: Error | null, result: unknown) => {
-          const cause = heldError;
-          heldError = null;
-          (callback as Callback)(cause ?? error, result);
-        };
-      }
-    }
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | undefined)?.text;
-    if (typeof text === 'string') publish(text);
-    return send(config, answer);
+    const sendIt = () => {
+      if (typeof text === 'string') publish(text);
+      return send(config, callback);
+    };
+    if (!holding()) return sendIt();
+    if (typeof callback !== 'function') {
+      // A stream cannot be failed from here: BEGIN goes first on its own, so it runs in the transaction
+      // whatever happens to the held writes (their failure aborts it, failing the stream too).
+      if (heldBegin !== undefined) {
+        publish(heldBegin);
+        send({ text: heldBegin }, () => {});
+        heldBegin = undefined;
+      }
+      if (waiting.length) sendHeldWith(undefined, () => {});
+      return sendIt();
+    }
+    sendHeldWith(undefined, (error) => (error ? (callback as Callback)(error) : sendIt()));
+    return undefined;
   };
 
   /** A named statement sent as it is, after what is held; pg has prepared it once it ran. */
   const sendNamed = (config: QueryConfig, callback: Callback) =>
     sendAfterHeld(config, (error: Error | null, result: unknown) => {
-      if (!error) prepared.add(config.name!);
+      if (!error) prepared.set(config.name!, config.text);
       callback(error, result);
     });
   /** A prepared statement as `EXECUTE` with the held `BEGIN` (and writes): its plan is kept, a round trip saved. */
@@ -153,7 +172,7 @@ export function batchStatements(connection: PgConnection): void {
 
   connection.query = function query(options: unknown, callback?: unknown): unknown {
     if (!isPlain(options, callback)) return sendAfterHeld(options, callback);
-    const config = options.prepare ? { text: options.text, values: options.values, name: preparedName(options.text) } : options;
+    const config = options.prepare ? { ...options, name: preparedName(options.text) } : options;
     const done = callback as Callback;
     const { text, values } = config;
     if (!inTransaction && BEGIN.test(text) && !values?.length) {
@@ -171,12 +190,12 @@ export function batchStatements(connection: PgConnection): void {
       }
       if (!holding()) {
         publish(text);
-        return send(config, callback);
+        return send(config, (error: Error | null, result: unknown) => done(error ?? rolledBack(text, result), result));
       }
       // A statement that fails before the COMMIT it travels with leaves the transaction open and
       // aborted, where a failed COMMIT alone would have ended it: end it, then report the failure.
       return sendHeldWith(text, (error, result) => {
-        if (!error) return done(null, result);
+        if (!error) return done(rolledBack(text, result), result);
         publish('ROLLBACK');
         send({ text: 'ROLLBACK' }, () => done(error));
       });
@@ -187,9 +206,11 @@ export function batchStatements(connection: PgConnection): void {
     }
     const { name } = config;
     if (name) {
-      if (heldBegin !== undefined && executeWorks && prepared.has(name)) return executeWithHeld(config, done);
+      // Only for the text pg prepared under the name: another text is pg's error to raise.
+      const known = prepared.get(name) === text;
+      if (heldBegin !== undefined && executeWorks && known) return executeWithHeld(config, done);
       // Its plan is worth more than the round trip what is held then takes on its own.
-      if (holding() || !prepared.has(name)) return sendNamed(config, done);
+      if (holding() || !known) return sendNamed(config, done);
     }
     if (!holding()) {
       publish(text);
@@ -251,7 +272,7 @@ export function withLiterals(text: string, values: readonly unknown[]): string {
     } else if (c === '$' && /\d/.test(next ?? '') && !/\w/.test(text[i - 1] ?? '')) {
       const digits = /^\d+/.exec(text.slice(i + 1))![0];
       const index = Number(digits) - 1;
-      if (index >= values.length) throw new Error(`statement has placeholder $${digits} but ${values.length} values`);
+      if (index < 0 || index >= values.length) throw new Error(`statement has placeholder $${digits} but ${values.length} values`);
       out += literal(values[index]);
       i += 1 + digits.length;
     } else if (c === '$') {
