@@ -15,6 +15,8 @@ import pg from 'pg';
  * Statements that travel together go as one simple-protocol query, their values written as literals
  * the way pg would send them as parameters (untyped text, so the server infers the same types). An
  * error in any of them fails the query that carried them: the transaction is aborted and rolls back.
+ * A prepared statement (named, or `PREPARED`) that travels with `BEGIN` goes as `EXECUTE`, keeping
+ * its plan.
  */
 
 /** knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is not read. */
@@ -30,10 +32,10 @@ export const PREPARED = Object.freeze({ prepare: true });
 /** Names given to `PREPARED` statements, by their text. */
 const preparedNames = new Map<string, string>();
 /**
- * Beyond this many texts (an insert takes one per set of columns a client sends), the rest go
- * unnamed: each name can become a plan kept in every connection on the server.
+ * Beyond this many texts (an insert takes one per set of columns a client sends, a list page one per
+ * application), the rest go unnamed: each name can become a plan kept in every connection on the server.
  */
-const MAX_PREPARED_NAMES = 100;
+const MAX_PREPARED_NAMES = 200;
 
 /** The name of a `PREPARED` statement: a hash of its text, so also another process's name is of the same text. */
 export function preparedName(text: string): string | undefined {

@@ -348,9 +348,8 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     const returning = Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => tx.raw(`(${sql}) as ??`, [alias]));
     let row: RecordRow;
     try {
-      const values = { uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns };
       [row] = await tx(def.table)
-        .insert(values)
+        .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns })
         .returning(readBack ? ['id'] : ['*', ...(returning as unknown as string[])])
         .options(PREPARED);
     } catch (error) {
