@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
+import { namedRows, namedStatement, type NamedStatement } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
@@ -138,7 +139,7 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
 }
 
 /** Statements by a zaak's uuid, built once per dialect and name: they are the hottest, and building one cost more than its plan. */
-const byUuidStatements = new Map<string, { sql: string; bindings: readonly Knex.Value[]; slot: number }>();
+const byUuidStatements = new Map<string, { statement: NamedStatement; slot: number }>();
 const UUID_SLOT = '00000000-0000-0000-0000-000000000000';
 
 /**
@@ -147,16 +148,15 @@ const UUID_SLOT = '00000000-0000-0000-0000-000000000000';
  */
 async function firstByUuid<T>(db: Knex | Knex.Transaction, name: string, uuid: string, build: (uuid: string) => Knex.QueryBuilder): Promise<T | undefined> {
   const key = `${db.client.dialect} ${name}`;
-  let statement = byUuidStatements.get(key);
-  if (!statement) {
-    const { sql, bindings } = build(UUID_SLOT).toSQL();
-    statement = { sql, bindings, slot: bindings.indexOf(UUID_SLOT) };
-    byUuidStatements.set(key, statement);
+  let compiled = byUuidStatements.get(key);
+  if (!compiled) {
+    const statement = namedStatement(name, build(UUID_SLOT));
+    compiled = { statement, slot: statement.bindings.indexOf(UUID_SLOT) };
+    byUuidStatements.set(key, compiled);
   }
-  const bindings = [...statement.bindings];
-  bindings[statement.slot] = uuid;
-  const { rows } = (await db.raw(statement.sql, bindings).options({ name })) as { rows: T[] };
-  return rows[0];
+  const bindings = [...compiled.statement.bindings];
+  bindings[compiled.slot] = uuid;
+  return (await namedRows<T>(db, compiled.statement, bindings))[0];
 }
 
 export function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, options: { forUpdate?: boolean; relations?: boolean } = {}): Promise<ZaakRow | undefined> {

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import type { Storage } from '../src/index.js';
+import { namedRows, namedStatement } from '../src/storage/named-statement.js';
+import { BACKENDS } from './helpers/backends.js';
+import { roundTripsDuring } from './helpers/statements.js';
+
+for (const backend of BACKENDS) {
+  describe(`named statements past knex's runner on ${backend.name}`, () => {
+    let storage: Storage;
+    let knex: Knex;
+    const byLabel = () => namedStatement('named_by_label', storage.knex('named').where('label', '?').select('id', 'label'));
+
+    before(async () => {
+      storage = await backend.open();
+      knex = storage.knex;
+      await knex.schema.createTable('named', (t) => {
+        t.increments('id');
+        t.string('label').unique();
+      });
+      await knex('named').insert([{ label: 'one' }, { label: 'two' }]);
+    });
+    after(async () => storage?.close());
+
+    it('compiles once to knex text and driver text with the same bindings', () => {
+      const statement = byLabel();
+      assert.equal(statement.name, 'named_by_label');
+      assert.match(statement.sql, /"label" = \?/);
+      assert.match(statement.nativeSql, /"label" = \$1/);
+      assert.deepEqual(statement.bindings, ['?']);
+    });
+
+    it('answers rows on a pooled connection in one round trip, announced by knex events as its runner does', async () => {
+      const events: string[] = [];
+      const uids = new Set<string>();
+      const onQuery = (query: { sql: string; method: string; __knexQueryUid: string }) => {
+        events.push(`query ${query.method}`);
+        uids.add(query.__knexQueryUid);
+      };
+      const onResponse = (_response: unknown, query: { __knexQueryUid: string }) => {
+        events.push('query-response');
+        uids.add(query.__knexQueryUid);
+      };
+      knex.on('query', onQuery).on('query-response', onResponse);
+      try {
+        let rows: { label: string }[] = [];
+        const sent = await roundTripsDuring(async () => (rows = await namedRows(knex, byLabel(), ['two'])));
+        assert.deepEqual(rows.map((row) => row.label), ['two']);
+        assert.equal(sent.length, 1, sent.join('\n'));
+        assert.deepEqual(events, ['query select', 'query-response']);
+        assert.equal(uids.size, 1, 'the response is matched to its query by the same uid');
+      } finally {
+        knex.off('query', onQuery).off('query-response', onResponse);
+      }
+    });
+
+    it("fails with the driver's error, announces it, and gives the connection back to the pool", async () => {
+      const broken = namedStatement('named_broken', knex.raw('select 1 / (? - 1) as x', [1]));
+      const failures: unknown[] = [];
+      const onError = (error: unknown) => failures.push(error);
+      knex.on('query-error', onError);
+      try {
+        await assert.rejects(namedRows(knex, broken, [1]), (error: { code?: string }) => error.code === '22012');
+      } finally {
+        knex.off('query-error', onError);
+      }
+      assert.equal(failures.length, 1);
+      // More reads than the pool has connections: none was lost to the failure.
+      const answers = await Promise.all(Array.from({ length: 25 }, () => namedRows<{ label: string }>(knex, byLabel(), ['one'])));
+      assert.ok(answers.every((rows) => rows[0]?.label === 'one'));
+    });
+
+    it("runs on a transaction's own connection: it sees the transaction's uncommitted rows", async () => {
+      const undo = new Error('roll back');
+      await assert.rejects(
+        knex.transaction(async (tx) => {
+          await tx('named').insert({ label: 'uncommitted' });
+          const inside = await namedRows<{ label: string }>(tx, byLabel(), ['uncommitted']);
+          assert.deepEqual(inside.map((row) => row.label), ['uncommitted']);
+          throw undo;
+        }),
+        (error) => error === undo,
+      );
+      assert.deepEqual(await namedRows(knex, byLabel(), ['uncommitted']), []);
+    });
+  });
+}
