@@ -20,8 +20,11 @@ export interface RequestScope {
   route?: string;
   /** The authenticated client, once known. */
   clientId?: string;
-  /** The error catalogue page of the API answering it (`<base>/docs/errors`): problem `type`s point into it. */
-  errorCatalogue?: string;
+  /**
+   * The error catalogue page of the API answering it (`<base>/docs/errors`): problem `type`s point
+   * into it. A function: only a problem needs it, and the base URL costs string work on every request.
+   */
+  errorCatalogue?: () => string;
 }
 
 const current = new AsyncLocalStorage<RequestScope>();
@@ -43,13 +46,12 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 /** Gives each request its id (echoed as `X-Request-Id`) and runs the rest of the stack in its scope. */
 export function requestScope(req: Request, res: Response, next: NextFunction): void {
-  // A mounted router may see a request twice (several versions); the first id stays.
-  let scope = scopes.get(req);
-  if (!scope) {
-    scope = { id: requestIdFrom(req.headers[REQUEST_ID_HEADER]) };
-    scopes.set(req, scope);
-    res.setHeader(REQUEST_ID_HEADER, scope.id);
-  }
+  // A request the app already scoped (its router is mounted in the app) stays in that scope.
+  const known = scopes.get(req);
+  if (known) return next();
+  const scope: RequestScope = { id: requestIdFrom(req.headers[REQUEST_ID_HEADER]) };
+  scopes.set(req, scope);
+  res.setHeader(REQUEST_ID_HEADER, scope.id);
   current.run(scope, next);
 }
 
@@ -57,7 +59,7 @@ export function requestScope(req: Request, res: Response, next: NextFunction): v
 export function errorCatalogueAt(apiBase: (req: Request) => string) {
   return function errorCatalogue(req: Request, _res: Response, next: NextFunction): void {
     const scope = scopes.get(req);
-    if (scope) scope.errorCatalogue = `${apiBase(req)}/docs/errors`;
+    if (scope) scope.errorCatalogue = () => `${apiBase(req)}/docs/errors`;
     next();
   };
 }
