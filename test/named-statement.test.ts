@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { Storage } from '../src/index.js';
-import { namedRows, namedStatement } from '../src/storage/named-statement.js';
+import { namedRows, namedStatement, preparedRows } from '../src/storage/named-statement.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
 
@@ -68,6 +68,24 @@ for (const backend of BACKENDS) {
       // More reads than the pool has connections: none was lost to the failure.
       const answers = await Promise.all(Array.from({ length: 25 }, () => namedRows<{ label: string }>(knex, byLabel(), ['one'])));
       assert.ok(answers.every((rows) => rows[0]?.label === 'one'));
+    });
+
+    it('runs a PREPARED select built by knex on the pool with the rows knex would answer, prepared once per connection', async () => {
+      const build = (db: Knex = knex) => db('named').whereIn('label', ['one', 'two']).orderBy('id').select('id', 'label');
+      const prepared: unknown[] = [];
+      const onQuery = (query: { options?: { prepare?: boolean } }) => prepared.push(query.options?.prepare);
+      knex.on('query', onQuery);
+      try {
+        assert.deepEqual(await preparedRows(knex, build()), await build());
+      } finally {
+        knex.off('query', onQuery);
+      }
+      assert.deepEqual(prepared, [true, undefined]);
+      const names = await knex.transaction(async (tx) => {
+        await preparedRows(tx, build(tx));
+        return (await tx.raw(`select count(*)::int as n from pg_prepared_statements where name like 'zaakregister_%'`)).rows[0].n as number;
+      });
+      assert.ok(names >= 1, 'the statement is prepared under its name');
     });
 
     it("runs on a transaction's own connection: it sees the transaction's uncommitted rows", async () => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PgConnection } from './statement-batching.js';
+import { PREPARED, type PgConnection } from './statement-batching.js';
 
 /** A statement compiled once: knex's `?` text for a transaction, the driver's `$n` text for the pool. */
 export interface NamedStatement {
@@ -28,20 +28,38 @@ export function namedStatement(name: string, query: Knex.QueryBuilder | Knex.Raw
 
 /**
  * The rows of `statement` with `bindings`. On a transaction through knex, whose connection that is;
- * otherwise on a pooled connection straight to the driver: knex's query object, runner and their
- * promises cost the hottest reads (a zaak by uuid, a 304) a tenth of their CPU time. It announces
- * itself as knex's runner does (`query`, `query-response`, `query-error` on `storage.knex`), so
- * tracing and anyone listening still see every statement.
+ * otherwise on a pooled connection straight to the driver (`pooledRows`).
  */
 export async function namedRows<T>(db: Knex | Knex.Transaction, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<T[]> {
   if (db.isTransaction) return ((await db.raw(statement.sql, bindings).options({ name: statement.name })) as { rows: T[] }).rows;
+  return pooledRows<T>(db, { text: statement.nativeSql, values: bindings, name: statement.name });
+}
+
+/**
+ * The rows of a `PREPARED` select that knex built on `db` (a list page), on a pooled connection
+ * straight to the driver; through knex on a transaction.
+ */
+export async function preparedRows<T>(db: Knex | Knex.Transaction, query: Knex.QueryBuilder): Promise<T[]> {
+  if (db.isTransaction) return (await query.options(PREPARED)) as T[];
+  const { sql, bindings } = query.toSQL().toNative();
+  return pooledRows<T>(db, { text: sql, values: bindings, ...PREPARED });
+}
+
+/**
+ * One select on a pooled connection, past knex's query object, runner and their promises, which cost
+ * the hottest reads (a zaak by uuid, a 304) a tenth of their CPU time. It announces itself as knex's
+ * runner does (`query`, `query-response`, `query-error` on `storage.knex`), so tracing and anyone
+ * listening still see every statement.
+ */
+async function pooledRows<T>(db: Knex, config: { text: string; values: readonly unknown[]; name?: string; prepare?: boolean }): Promise<T[]> {
   const client = db.client as unknown as PoolingClient;
   const connection = await client.acquireConnection();
-  const query = { method: 'select', sql: statement.nativeSql, bindings, options: { name: statement.name }, __knexUid: connection.__knexUid, __knexQueryUid: `named-${++sequence}` };
+  const { text, values, ...options } = config;
+  const query = { method: 'select', sql: text, bindings: values, options, __knexUid: connection.__knexUid, __knexQueryUid: `pooled-${++sequence}` };
   try {
     client.emit('query', query);
     const result = await new Promise<{ rows: T[] }>((resolve, reject) => {
-      connection.query({ text: statement.nativeSql, values: bindings, name: statement.name }, (error: Error | null, answer: { rows: T[] }) => (error ? reject(error) : resolve(answer)));
+      connection.query(config, (error: Error | null, answer: { rows: T[] }) => (error ? reject(error) : resolve(answer)));
     });
     client.emit('query-response', result, query);
     return result.rows;
