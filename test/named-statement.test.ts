@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { Storage } from '../src/index.js';
-import { namedRows, namedStatement, preparedRows } from '../src/storage/named-statement.js';
+import { directRows, namedRows, namedStatement } from '../src/storage/named-statement.js';
+import { DEFERRED_WRITE, PREPARED } from '../src/storage/statement-batching.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
 
@@ -76,16 +77,39 @@ for (const backend of BACKENDS) {
       const onQuery = (query: { options?: { prepare?: boolean } }) => prepared.push(query.options?.prepare);
       knex.on('query', onQuery);
       try {
-        assert.deepEqual(await preparedRows(knex, build()), await build());
+        assert.deepEqual(await directRows(knex, build(), PREPARED), await build());
       } finally {
         knex.off('query', onQuery);
       }
       assert.deepEqual(prepared, [true, undefined]);
       const names = await knex.transaction(async (tx) => {
-        await preparedRows(tx, build(tx));
+        await directRows(tx, build(tx), PREPARED);
         return (await tx.raw(`select count(*)::int as n from pg_prepared_statements where name like 'zaakregister_%'`)).rows[0].n as number;
       });
       assert.ok(names >= 1, 'the statement is prepared under its name');
+    });
+
+    it('writes in a transaction with the batching options (a DEFERRED_WRITE travels with the COMMIT), announced as an insert; refuses a completed transaction', async () => {
+      const methods: string[] = [];
+      const onQuery = (query: { method: string }) => methods.push(query.method);
+      knex.on('query', onQuery);
+      let finished: Knex.Transaction | undefined;
+      try {
+        const sent = await roundTripsDuring(() =>
+          knex.transaction(async (tx) => {
+            finished = tx;
+            await directRows(tx, tx('named').insert({ label: 'first write' }).returning('id'), {});
+            await directRows(tx, tx('named').insert({ label: 'deferred write' }), DEFERRED_WRITE);
+          }),
+        );
+        assert.equal(sent.length, 2, sent.join('\n---\n'));
+        assert.match(sent[1], /'deferred write'.*COMMIT/is);
+      } finally {
+        knex.off('query', onQuery);
+      }
+      assert.deepEqual(methods.filter((method) => method === 'insert').length, 2);
+      assert.deepEqual(await knex('named').whereIn('label', ['first write', 'deferred write']).orderBy('id').pluck('label'), ['first write', 'deferred write']);
+      await assert.rejects(directRows(finished!, finished!('named').select('id'), PREPARED), /already complete/);
     });
 
     it("runs on a transaction's own connection: it sees the transaction's uncommitted rows", async () => {

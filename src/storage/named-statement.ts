@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PREPARED, type PgConnection } from './statement-batching.js';
+import type { PgConnection } from './statement-batching.js';
 
 /** A statement compiled once: knex's `?` text for a transaction, the driver's `$n` text for the pool. */
 export interface NamedStatement {
@@ -30,32 +30,34 @@ export function namedStatement(name: string, query: Knex.QueryBuilder | Knex.Raw
  * The rows of `statement` with `bindings`. On a transaction through knex, whose connection that is;
  * otherwise on a pooled connection straight to the driver (`pooledRows`).
  */
-export async function namedRows<T>(db: Knex | Knex.Transaction, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<T[]> {
-  if (db.isTransaction) return ((await db.raw(statement.sql, bindings).options({ name: statement.name })) as { rows: T[] }).rows;
-  return pooledRows<T>(db, { text: statement.nativeSql, values: bindings, name: statement.name });
+export function namedRows<T>(db: Knex | Knex.Transaction, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<T[]> {
+  return send<T>(db, 'select', { text: statement.nativeSql, values: bindings, name: statement.name });
 }
 
 /**
- * The rows of a `PREPARED` select that knex built on `db` (a list page), on a pooled connection
- * straight to the driver; through knex on a transaction.
+ * The rows of a statement that knex built on `db` (a list page, an insert), run past knex's runner
+ * with the statement-batching `options` (`PREPARED`, `DEFERRED_WRITE`).
  */
-export async function preparedRows<T>(db: Knex | Knex.Transaction, query: Knex.QueryBuilder): Promise<T[]> {
-  if (db.isTransaction) return (await query.options(PREPARED)) as T[];
-  const { sql, bindings } = query.toSQL().toNative();
-  return pooledRows<T>(db, { text: sql, values: bindings, ...PREPARED });
+export function directRows<T>(db: Knex | Knex.Transaction, query: Knex.QueryBuilder, options: { prepare?: boolean; deferredWrite?: boolean }): Promise<T[]> {
+  const compiled = query.toSQL();
+  const { sql, bindings } = compiled.toNative();
+  return send<T>(db, compiled.method, { text: sql, values: bindings, ...options });
 }
 
 /**
- * One select on a pooled connection, past knex's query object, runner and their promises, which cost
- * the hottest reads (a zaak by uuid, a 304) a tenth of their CPU time. It announces itself as knex's
+ * One statement on the connection knex hands out (a pooled one, or the transaction's own), past
+ * knex's query object, runner and their promises, which cost the hottest reads (a zaak by uuid, a
+ * 304) a tenth of their CPU time. It announces itself as knex's
  * runner does (`query`, `query-response`, `query-error` on `storage.knex`), so tracing and anyone
  * listening still see every statement.
  */
-async function pooledRows<T>(db: Knex, config: { text: string; values: readonly unknown[]; name?: string; prepare?: boolean }): Promise<T[]> {
+async function send<T>(db: Knex | Knex.Transaction, method: string, config: { text: string; values: readonly unknown[]; name?: string; prepare?: boolean; deferredWrite?: boolean }): Promise<T[]> {
+  if (db.isTransaction && (db as Knex.Transaction).isCompleted()) throw new Error(`the transaction is already complete: ${config.text}`);
   const client = db.client as unknown as PoolingClient;
+  // A transaction's client answers its own connection, and releasing it is a no-op.
   const connection = await client.acquireConnection();
   const { text, values, ...options } = config;
-  const query = { method: 'select', sql: text, bindings: values, options, __knexUid: connection.__knexUid, __knexQueryUid: `pooled-${++sequence}` };
+  const query = { method, sql: text, bindings: values, options, __knexUid: connection.__knexUid, __knexQueryUid: `pooled-${++sequence}` };
   try {
     client.emit('query', query);
     const result = await new Promise<{ rows: T[] }>((resolve, reject) => {

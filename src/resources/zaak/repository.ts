@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
-import { namedRows, namedStatement, type NamedStatement } from '../../storage/named-statement.js';
+import { directRows, namedRows, namedStatement, type NamedStatement } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
@@ -118,10 +118,7 @@ export async function insertZaak(tx: Knex.Transaction, data: Record<string, unkn
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
   if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
-    const [inserted] = await tx('zaak')
-      .insert(row)
-      .returning('*')
-      .options(PREPARED);
+    const [inserted] = await directRows<ZaakRow>(tx, tx('zaak').insert(row).returning('*'), PREPARED);
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;

@@ -10,7 +10,8 @@ import { paginated, paginatedSchema, paginationParameters, pageOf } from '../sha
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { ownFields, renderZaak, zaakSummary } from './representation.js';
 import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
-import { preparedRows } from '../../storage/named-statement.js';
+import { directRows } from '../../storage/named-statement.js';
+import { PREPARED } from '../../storage/statement-batching.js';
 import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
@@ -82,7 +83,7 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, ctx: RequestC
     const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(zaakColumnsWithRelations(db));
     // A zaak may have changed since the caller's statement: read again, it is sent only if the client may still see it.
     restrictToAuthorized(query, ctx.principal);
-    const rows = [...ready, ...(unread.length ? await preparedRows<ZaakRow>(db, query) : [])];
+    const rows = [...ready, ...(unread.length ? await directRows<ZaakRow>(db, query, PREPARED) : [])];
     const relations = relationsOf(rows);
     for (const row of rows) {
       const rendering = renderingOf(renderZaak(row, relations, baseUrl));
@@ -334,7 +335,7 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
     // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
     const prepared = values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined);
-    const rows = (prepared ? await preparedRows(db, pageQuery) : await pageQuery) as (ZaakKey & { total: string | number })[];
+    const rows = (prepared ? await directRows(db, pageQuery, PREPARED) : await pageQuery) as (ZaakKey & { total: string | number })[];
     // A page past the end has no row to carry the count.
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
     keys = rows;
