@@ -5,6 +5,7 @@ import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
 import { requestSchema, validate } from '../../schema/validate.js';
+import { directRows } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
@@ -348,10 +349,13 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     const returning = Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => tx.raw(`(${sql}) as ??`, [alias]));
     let row: RecordRow;
     try {
-      [row] = await tx(def.table)
-        .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns })
-        .returning(readBack ? ['id'] : ['*', ...(returning as unknown as string[])])
-        .options(PREPARED);
+      [row] = await directRows<RecordRow>(
+        tx,
+        tx(def.table)
+          .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns })
+          .returning(readBack ? ['id'] : ['*', ...(returning as unknown as string[])]),
+        PREPARED,
+      );
     } catch (error) {
       throw uniqueError(error) ?? error;
     }
