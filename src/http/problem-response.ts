@@ -41,7 +41,7 @@ export function problemResponse(error: unknown, log: Logger, context: Record<str
     problem = new ProblemError('error');
   }
   const request = currentRequest();
-  const body = problem.toBody(request?.errorCatalogue?.());
+  const body = problem.toBody(request?.errorCatalogue);
   // An operator finds the request's log lines by the id the client was given.
   const requestId = request?.id;
   if (problem.status >= 500 && requestId) body.requestId = requestId;

@@ -20,11 +20,8 @@ export interface RequestScope {
   route?: string;
   /** The authenticated client, once known. */
   clientId?: string;
-  /**
-   * The error catalogue page of the API answering it (`<base>/docs/errors`): problem `type`s point
-   * into it. A function: only a problem needs it, and the base URL costs string work on every request.
-   */
-  errorCatalogue?: () => string;
+  /** The error catalogue page of the API answering it (`<base>/docs/errors`): problem `type`s point into it. */
+  errorCatalogue?: string;
 }
 
 const current = new AsyncLocalStorage<RequestScope>();
@@ -46,9 +43,10 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 /** Gives each request its id (echoed as `X-Request-Id`) and runs the rest of the stack in its scope. */
 export function requestScope(req: Request, res: Response, next: NextFunction): void {
-  // A request the app already scoped (its router is mounted in the app) stays in that scope.
+  // A request the app already scoped (its router is mounted in the app) stays in that scope, entered
+  // again only if something between the two lost it.
   const known = scopes.get(req);
-  if (known) return next();
+  if (known) return current.getStore() === known ? next() : current.run(known, next);
   const scope: RequestScope = { id: requestIdFrom(req.headers[REQUEST_ID_HEADER]) };
   scopes.set(req, scope);
   res.setHeader(REQUEST_ID_HEADER, scope.id);
@@ -59,7 +57,7 @@ export function requestScope(req: Request, res: Response, next: NextFunction): v
 export function errorCatalogueAt(apiBase: (req: Request) => string) {
   return function errorCatalogue(req: Request, _res: Response, next: NextFunction): void {
     const scope = scopes.get(req);
-    if (scope) scope.errorCatalogue = () => `${apiBase(req)}/docs/errors`;
+    if (scope) scope.errorCatalogue = `${apiBase(req)}/docs/errors`;
     next();
   };
 }
