@@ -60,10 +60,10 @@ async function send<T>(db: Knex | Knex.Transaction, method: string, config: { te
   const { text, values, ...options } = config;
   const query = { method, sql: text, bindings: values, options, __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId, __knexQueryUid: `direct-${++sequence}` };
   try {
+    client.emit('query', query);
     // Checked where knex checks, right before sending: a statement after COMMIT or ROLLBACK would
     // run outside the transaction and autocommit.
     if (db.isTransaction && (db as Knex.Transaction).isCompleted()) throw new Error('Transaction query already complete');
-    client.emit('query', query);
     const result = await new Promise<{ rows: T[] }>((resolve, reject) => {
       connection.query(config, (error: Error | null, answer: { rows: T[] }) => (error ? reject(error) : resolve(answer)));
     });
