@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Storage } from '../src/index.js';
 import { DEFERRED_WRITE, PREPARED, preparedName, withLiterals } from '../src/storage/statement-batching.js';
+import { isStalePlan } from '../src/storage/types.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
 
@@ -269,6 +270,80 @@ for (const backend of BACKENDS) {
         await knex.client.releaseConnection(connection);
       }
     });
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`statement batching on ${backend.name}: a prepared statement whose \`*\` a migration widened`, () => {
+    let storage: Storage;
+    let knex: Knex;
+    let connection: Awaited<ReturnType<Knex['client']['acquireConnection']>>;
+    const widen = (column: string) => knex.raw(`alter table widened add column ${column} text`).connection(connection);
+    const byLabel = (db: Knex | Knex.Transaction) => db('widened').where({ label: 'w' }).first('widened.*').options({ name: 'widened_by_label' }).connection(connection);
+    const insert = (db: Knex | Knex.Transaction, label: string) => db('widened').insert({ label }).returning('*').options(PREPARED).connection(connection);
+
+    before(async () => {
+      storage = await backend.open();
+      knex = storage.knex;
+      await knex.schema.createTable('widened', (t) => {
+        t.increments('id');
+        t.string('label');
+      });
+      await knex('widened').insert({ label: 'w' });
+    });
+    beforeEach(async () => {
+      connection = await knex.client.acquireConnection();
+    });
+    afterEach(async () => knex.client.releaseConnection(connection));
+
+    it('runs again, prepared anew, outside a transaction and as the first statement of one', async () => {
+      assert.deepEqual(Object.keys(await byLabel(knex)), ['id', 'label']);
+      await knex.transaction((tx) => insert(tx, 'first'), { connection });
+      await widen('one');
+      // Unhealed, PostgreSQL refuses both: "cached plan must not change result type".
+      assert.deepEqual(Object.keys(await byLabel(knex)), ['id', 'label', 'one']);
+      await widen('two');
+      let read: unknown;
+      const sent = await roundTripsDuring(() =>
+        knex.transaction(
+          async (tx) => {
+            read = await byLabel(tx);
+          },
+          { connection },
+        ),
+      );
+      assert.deepEqual(Object.keys(read as object), ['id', 'label', 'one', 'two']);
+      // `_1`: the name the first widening gave it on this connection.
+      assert.match(sent[0], /^BEGIN\s*;\s*EXECUTE "widened_by_label_1"\('w', '1'\)$/);
+      assert.deepEqual(sent.slice(1, 3), ['ROLLBACK', 'BEGIN'], 'the transaction starts over');
+      assert.match(sent[3], /^select "widened"\.\* from "widened"/);
+      const [inserted] = await knex.transaction((tx) => insert(tx, 'second'), { connection });
+      assert.deepEqual([inserted.label, Object.keys(inserted)], ['second', ['id', 'label', 'one', 'two']]);
+      assert.deepEqual(await knex('widened').orderBy('id').pluck('label').connection(connection), ['w', 'first', 'second'], 'the insert retried ran once');
+    });
+
+    it('fails a transaction it had run on (retryable), and is prepared anew the next time', async () => {
+      assert.equal((await byLabel(knex)).label, 'w');
+      await widen('three');
+      const midway = knex.transaction(
+        async (tx) => {
+          await tx('widened').insert({ label: 'midway' }).connection(connection);
+          return byLabel(tx);
+        },
+        { connection },
+      );
+      await assert.rejects(midway, (error: unknown) => isStalePlan(error));
+      assert.equal(await knex('widened').where({ label: 'midway' }).first('id').connection(connection), undefined, 'rolled back');
+      const read = await knex.transaction(
+        async (tx) => {
+          await tx('widened').insert({ label: 'midway' }).connection(connection);
+          return byLabel(tx);
+        },
+        { connection },
+      );
+      assert.ok('three' in read, JSON.stringify(read));
+    });
+    after(async () => storage?.close());
   });
 }
 

@@ -3,14 +3,19 @@ import type { ResponseState } from '../plugin.js';
 import { PluginError } from '../plugin-host.js';
 import { ProblemError } from '../problem.js';
 import { currentRequest } from '../ops/request-scope.js';
+import { isStalePlan } from '../storage/types.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 /** PostgreSQL gave up on a transaction to let a concurrent one through (deadlock, serialization): the client may retry. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
+/**
+ * Also retryable: a transaction whose prepared statement a migration made stale on its connection
+ * (that connection prepares it anew the next time).
+ */
 function retryable(error: unknown): boolean {
   const cause = error instanceof PluginError ? error.cause : error;
-  return RETRYABLE.has(String((cause as { code?: unknown } | undefined)?.code));
+  return RETRYABLE.has(String((cause as { code?: unknown } | undefined)?.code)) || isStalePlan(cause);
 }
 
 /** The stack of an error and of the errors that caused it (a plugin's hook wraps what it threw). */
@@ -35,7 +40,7 @@ export function problemResponse(error: unknown, log: Logger, context: Record<str
     // The router could not decode a path parameter (`/zaken/%zz`).
     problem = new ProblemError('parse_error', { detail: 'Het pad bevat een ongeldige %-codering.' });
   } else if (retryable(error)) {
-    log.warn('transaction aborted by a concurrent one; answered 409', { ...context, error: String(error) });
+    log.warn('transaction aborted by a concurrent one or a migration; answered 409', { ...context, error: String(error) });
     problem = new ProblemError('conflict', { detail: 'Een gelijktijdige wijziging kwam ertussen; probeer het opnieuw.' });
   } else {
     problem = new ProblemError('error');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import pg from 'pg';
+import { isStalePlan } from './types.js';
 
 /**
  * Fewer round trips per transaction, on each pg connection of a storage. node-postgres sends one
@@ -104,6 +105,16 @@ export function batchStatements(connection: PgConnection): void {
   const prepared = new Map<string, string>();
   /** Until `EXECUTE` of one fails: a pooler such as PgBouncer renames the statements it prepares on the server. */
   let executeWorks = true;
+  /**
+   * The name each statement whose plan went stale (a migration ran) is prepared under now on this
+   * connection: pg keeps the old name parsed, and the server the old statement, for the connection's life.
+   */
+  const renamed = new Map<string, string>();
+  let renames = 0;
+  const retire = (name: string) => {
+    prepared.delete(renamed.get(name) ?? name);
+    renamed.set(name, `${name}_${++renames}`);
+  };
 
   const publish = (text: string) => {
     if (roundTripChannel.hasSubscribers) roundTripChannel.publish({ text });
@@ -163,18 +174,23 @@ export function batchStatements(connection: PgConnection): void {
       if ((error as { code?: string } | null)?.code !== INVALID_STATEMENT_NAME) return callback(error, result);
       // Nothing but what was held has run in the transaction: it starts over, sending the statement as it is.
       executeWorks = false;
-      publish('ROLLBACK');
-      send({ text: 'ROLLBACK' }, () => {
-        heldBegin = held.begin;
-        waiting = held.waiting;
-        sendNamed(config, callback);
-      });
+      startOver(held, () => sendNamed(config, callback));
+    });
+  };
+  /** Rolls back a transaction of which only what was `held` ran, holds that again, then calls `next`. */
+  const startOver = (held: { begin: string | undefined; waiting: string[] }, next: () => void) => {
+    publish('ROLLBACK');
+    send({ text: 'ROLLBACK' }, () => {
+      heldBegin = held.begin;
+      waiting = held.waiting;
+      next();
     });
   };
 
   connection.query = function query(options: unknown, callback?: unknown): unknown {
     if (!isPlain(options, callback)) return sendAfterHeld(options, callback);
-    const config = options.prepare ? { ...options, name: preparedName(options.text) } : options;
+    const named = options.prepare ? preparedName(options.text) : options.name;
+    const config = named === options.name && !renamed.has(named!) ? options : { ...options, name: renamed.get(named!) ?? named };
     const done = callback as Callback;
     const { text, values } = config;
     if (!inTransaction && BEGIN.test(text) && !values?.length) {
@@ -208,11 +224,25 @@ export function batchStatements(connection: PgConnection): void {
     }
     const { name } = config;
     if (name) {
+      // A statement that starts its transaction (or runs without one) can run again if its plan went stale.
+      const held = heldBegin === undefined ? undefined : { begin: heldBegin, waiting };
+      const alone = !inTransaction;
+      const answer: Callback = (error, result) => {
+        if (!isStalePlan(error)) return done(error, result);
+        retire(named!);
+        const again = { ...config, name: renamed.get(named!) };
+        if (alone) return sendNamed(again, done);
+        if (held) return startOver(held, () => sendNamed(again, done));
+        // It aborted a transaction that had already run other statements: the caller's to retry.
+        done(error, result);
+      };
       // Only for the text pg prepared under the name: another text is pg's error to raise.
       const known = prepared.get(name) === text;
-      if (heldBegin !== undefined && executeWorks && known) return executeWithHeld(config, done);
+      if (held && executeWorks && known) return executeWithHeld(config, answer);
       // Its plan is worth more than the round trip what is held then takes on its own.
-      if (holding() || !known) return sendNamed(config, done);
+      if (holding() || !known) return sendNamed(config, answer);
+      publish(text);
+      return send(config, answer);
     }
     if (!holding()) {
       publish(text);

@@ -27,3 +27,13 @@ export interface Storage {
 
 /** PostgreSQL error codes the registry turns into problems. */
 export const PG_UNIQUE_VIOLATION = '23505';
+
+/**
+ * A prepared statement whose result columns changed under it: PostgreSQL expands a `*` (`select
+ * zaak.*`, `returning *`) when it prepares, and refuses to run it once a migration added a column.
+ * Nothing of the statement ran, so it can run again under a new name.
+ */
+export function isStalePlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+}

@@ -7,8 +7,8 @@ export const POSTGRES_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.
 
 export interface Backend {
   name: string;
-  /** A fresh, empty database; `close()` on the storage drops it. */
-  open(): Promise<Storage>;
+  /** A fresh, empty database; `close()` on the storage drops it. `connections`: PostgreSQL's pool size (PGlite has one). */
+  open(options?: { connections?: number }): Promise<Storage>;
 }
 
 async function postgresReachable(): Promise<boolean> {
@@ -27,13 +27,13 @@ const pglite: Backend = { name: 'PGlite', open: () => pgliteStorage({ dataDir: '
 
 const postgres: Backend = {
   name: 'PostgreSQL',
-  async open() {
+  async open({ connections } = {}) {
     const admin = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
     const database = `zaakregister_test_${randomBytes(6).toString('hex')}`;
     await admin.raw('create database ??', [database]);
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${database}`;
-    const storage = await postgresStorage({ connection: url.toString() });
+    const storage = await postgresStorage({ connection: url.toString(), pool: connections ? { min: 1, max: connections } : undefined });
     const close = storage.close.bind(storage);
     return Object.assign(storage, {
       async close() {

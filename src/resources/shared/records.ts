@@ -142,6 +142,8 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   const patchSchema = requestSchema(schema, { partial: true, extra });
   const ref = { $ref: `#/components/schemas/${def.component}` };
   const detailPath = `${def.path}/{uuid}`;
+  // Named, not `*`: a prepared insert returning `*` fails once a migration adds a column.
+  const renderedColumns = ['id', 'uuid', 'zaak_id', ...def.fields.map((field) => field.column)];
   const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
     `${baseUrl}${def.path.replace('{zaak_uuid}', row.zaak_uuid)}/${row.uuid}`;
 
@@ -346,14 +348,14 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   async function insertRecord(origin: ChangeOrigin, zaak: ZaakRow, data: Record<string, unknown>, columns: Record<string, unknown>) {
     const { tx, baseUrl } = origin;
     const readBack = !def.inserted && (def.joins || def.derive);
-    const returning = Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => tx.raw(`(${sql}) as ??`, [alias]));
+    const derived = Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => tx.raw(`(${sql}) as ??`, [alias]));
     let row: RecordRow;
     try {
       [row] = await directRows<RecordRow>(
         tx,
         tx(def.table)
           .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns })
-          .returning(readBack ? ['id'] : ['*', ...(returning as unknown as string[])]),
+          .returning(readBack ? ['id'] : [...renderedColumns, ...(derived as unknown as string[])]),
         PREPARED,
       );
     } catch (error) {
