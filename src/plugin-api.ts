@@ -35,7 +35,7 @@ export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type Ht
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { TtlCache } from './remote/cache.js';
-export { toJson } from './http/prerendered.js';
+export { toJson, toPayload } from './http/prerendered.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';

@@ -42,6 +42,17 @@ describe('stored renderings handed out as copy-on-write views', () => {
     assert.equal(JSON.parse(toPayload(bodies[2]).toString()).results[0].omschrijving, 'één zaak — 𝄞');
   });
 
+  it('sends an unchanged view as its rendering\'s own bytes, every time, and a Buffer body (serialized by a hook) as it is', () => {
+    const rendering = renderingOf(representation());
+    const payload = toPayload(handOut(rendering));
+    assert.equal(toPayload(handOut(rendering)), payload, 'the same Buffer: a hook may remember what it computed of it');
+    const changed = handOut(rendering);
+    changed.toelichting = 'anders';
+    assert.notEqual(toPayload(changed), payload);
+    assert.equal(toPayload(payload), payload);
+    assert.equal(toJson(payload), JSON.stringify(representation()));
+  });
+
   it('leaves out members JSON.stringify leaves out, the first member of a page included', () => {
     const rendering = renderingOf(representation());
     const page = { note: undefined, count: 1, skip: () => 1, results: [handOut(rendering)], [Symbol('x')]: 1 };

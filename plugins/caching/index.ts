@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toJson, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
+import { toPayload, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
 
 export interface CachingOptions {
   /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
@@ -23,7 +23,7 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 /** A strong ETag over the exact bytes sent: another base URL, CRS or version gives another tag. */
-export const etagOf = (payload: string) => `"${createHash('sha256').update(payload).digest('hex').slice(0, 32)}"`;
+export const etagOf = (payload: string | Buffer) => `"${createHash('sha256').update(payload).digest('hex').slice(0, 32)}"`;
 
 const isDetailRead = (operation: Operation) => operation.method === 'get' && operation.action === 'retrieve';
 
@@ -97,6 +97,7 @@ export function caching(options: CachingOptions = {}): Plugin {
   const vary = (options.vary ?? ['Accept-Crs']).map((name) => name.toLowerCase());
   /** The zaak and revision of a request whose answer may be remembered. */
   const revisions = new WeakMap<RequestContext, Omit<Remembered, 'etag'>>();
+  const etags = new WeakMap<Buffer, string>();
   // Per client: a plugin may render differently for whoever asks.
   const keyOf = (ctx: RequestContext) =>
     [ctx.baseUrl + ctx.req.path, ctx.principal?.clientId ?? '', ...vary.map((name) => ctx.req.get(name) ?? '')].join('\n');
@@ -126,8 +127,10 @@ export function caching(options: CachingOptions = {}): Plugin {
       handler(ctx) {
         const { response } = ctx;
         if (!isDetailRead(ctx.operation) || response.status !== 200 || response.body === undefined) return;
-        const payload = toJson(response.body);
-        const etag = etagOf(payload);
+        const payload = toPayload(response.body);
+        // A current rendering's bytes are the same Buffer on every read: hashed once.
+        let etag = etags.get(payload);
+        if (etag === undefined) etags.set(payload, (etag = etagOf(payload)));
         const read = revisions.get(ctx);
         if (read) cache.set(keyOf(ctx), { ...read, etag });
         if (matches(ctx.req.get('if-none-match'), etag)) {

@@ -140,9 +140,11 @@ function pageOfViews(body: unknown): unknown[] | undefined {
 /**
  * A response body as JSON text: one handed-out representation, or a page (`results`) of them, from
  * their stored text; anything else by `JSON.stringify`. Byte for byte what `JSON.stringify` gives.
+ * A string or a `Buffer` is a body already serialized (by a hook): its text as it is.
  */
 export function toJson(body: unknown): string {
   if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString();
   const own = viewJson(body);
   if (own !== undefined) return own;
   const results = pageOfViews(body);
@@ -151,10 +153,12 @@ export function toJson(body: unknown): string {
 }
 
 /**
- * `toJson` as the bytes sent: a page of stored renderings is their bytes copied once into the
- * payload, without building and encoding its text.
+ * `toJson` as the bytes sent: an unchanged handed-out representation is its stored bytes (the same
+ * `Buffer` every time, while its rendering is current), a page of them their bytes copied once into
+ * the payload, without building and encoding its text. A `Buffer` body is sent as it is.
  */
 export function toPayload(body: unknown): Buffer {
+  if (Buffer.isBuffer(body)) return body;
   const view = viewOf(body);
   if (view && !view.copy) return view.rendering.bytes;
   const results = typeof body === 'string' ? undefined : pageOfViews(body);

@@ -62,7 +62,7 @@ const DERIVED_LISTS = new Set(['deelzaken', 'eigenschappen', 'rollen', 'status',
 export function ownFields(zaak: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const summary: Record<string, unknown> = {};
   // Copied rather than deleted from the rendering: an object keys were deleted from is slow to use.
-  for (const [key, value] of Object.entries(zaak)) if (!DERIVED_LISTS.has(key)) summary[key] = value;
+  for (const key in zaak) if (!DERIVED_LISTS.has(key)) summary[key] = zaak[key];
   return summary;
 }
 
