@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Storage } from '../src/index.js';
@@ -130,6 +131,41 @@ for (const backend of BACKENDS) {
         (error: { code?: string }) => error.code === '23505',
       );
       assert.deepEqual(await rows(), ['held']);
+    });
+
+    it('a query sent without a callback (a promise or a stream) goes after BEGIN and the held writes, inside the transaction', async () => {
+      /** What `read` sees on the connection of a transaction that holds a write, and what was sent; then rolls back. */
+      const heldThenRead = async (read: (connection: pg.Client) => Promise<string[]>) => {
+        let seen: string[] = [];
+        const sent = await roundTripsDuring(() =>
+          assert.rejects(
+            knex.transaction(async (tx) => {
+              await tx('batched').insert({ label: 'held' }).options(DEFERRED_WRITE);
+              seen = await read((await tx.client.acquireConnection()) as pg.Client);
+              throw new Error('roll back');
+            }),
+            /roll back/,
+          ),
+        );
+        assert.deepEqual(await rows(), [], 'rolled back with the transaction: BEGIN went first');
+        return { seen, sent };
+      };
+      const held = `insert into "batched" ("label") values ('held')`;
+      const promised = await heldThenRead(async (connection) => (await connection.query('select label from batched')).rows.map((row) => row.label));
+      assert.deepEqual(promised.seen, ['held'], 'it sees the write held before it');
+      assert.deepEqual(promised.sent.slice(0, 2), [`BEGIN\n;\n${held}`, 'select label from batched']);
+      const streamed = await heldThenRead(
+        (connection) =>
+          new Promise((resolve, reject) => {
+            const labels: string[] = [];
+            const query = connection.query(new pg.Query('select label from batched'));
+            query.on('row', (row: { label: string }) => labels.push(row.label));
+            query.on('end', () => resolve(labels));
+            query.on('error', reject);
+          }),
+      );
+      assert.deepEqual(streamed.seen, ['held']);
+      assert.deepEqual(streamed.sent.slice(0, 3), ['BEGIN', held, 'select label from batched']);
     });
 
     it('a held BEGIN refused with its writes (a syntax error) fails the statement after it, which never runs outside the transaction', async () => {
@@ -354,5 +390,21 @@ describe('statement batching: names of prepared statements', () => {
     assert.match(String(name), /^zaakregister_[0-9a-f]+$/);
     assert.equal(preparedName(text), name);
     assert.notEqual(preparedName(`${text}, $2`), name);
+  });
+
+  it('names at most 200 texts a process; the rest go unnamed, the named keep their names', () => {
+    // In a process of its own: the names are per process, and the other suites' statements need theirs.
+    const script = `
+      import { preparedName } from './src/storage/statement-batching.ts';
+      const first = preparedName('select 0');
+      const names = Array.from({ length: 199 }, (_, i) => preparedName('select ' + (i + 1)));
+      console.log(JSON.stringify({ first, named: names.filter(Boolean).length, beyond: preparedName('select 200') ?? null, again: preparedName('select 0') }));
+    `;
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const { first, named, beyond, again } = JSON.parse(output);
+    assert.match(first, /^zaakregister_[0-9a-f]{20}$/);
+    assert.equal(named, 199);
+    assert.equal(beyond, null);
+    assert.equal(again, first);
   });
 });

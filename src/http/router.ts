@@ -10,11 +10,9 @@ import { apiVersionHeader } from './api-version.js';
 import { jsonBody } from './json-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { notFound } from './not-found.js';
+import { routeTable, type TableRoute } from './route-table.js';
 import { apiBaseUrl, operationHandler, unroutedErrorHandler, type ServedVersion } from './pipeline.js';
 import { securityHeaders } from './security-headers.js';
-
-/** `/zaken/{uuid}` → `/zaken/:uuid`. */
-const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
@@ -25,8 +23,8 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  *  1. apiVersionHeader  `API-Version` (and the version's own headers) on every response
  *  2. securityHeaders   ADR transport headers
  *  3. jsonBody          JSON bodies only (415 / 400 / 413)
- *  4. one route per path: each method runs its operation through the request lifecycle;
- *     OPTIONS lists the methods, any other method is a 405 with `Allow`
+ *  4. routeTable        the operations' paths: each method runs its operation through the request
+ *                      lifecycle; OPTIONS lists the methods, any other method is a 405 with `Allow`
  *  5. notFound          everything else
  *  6. unroutedErrorHandler  problem+json for errors of the middleware above, through the `onResponse`
  *                      hooks with `ctx.operation` = `UNROUTED`
@@ -48,17 +46,18 @@ export function buildRouter(
 
   const byPath = new Map<string, Operation[]>();
   for (const operation of operations) byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
-  for (const [path, pathOperations] of byPath) {
-    const route = router.route(expressPath(path));
+  const routes = [...byPath].map(([path, pathOperations]): TableRoute => {
+    const handlers = new Map<string, RequestHandler>();
     const allowed = new Set<string>();
     for (const operation of pathOperations) {
-      route[operation.method](operationHandler(operation, host, services, served, running));
+      handlers.set(operation.method.toUpperCase(), operationHandler(operation, host, services, served, running));
       allowed.add(operation.method.toUpperCase());
       if (operation.method === 'get') allowed.add('HEAD');
     }
     allowed.add('OPTIONS');
-    route.all(methodNotAllowed([...allowed]));
-  }
+    return { path, handlers, otherMethods: methodNotAllowed([...allowed]) };
+  });
+  router.use(routeTable(routes));
 
   router.use(notFound);
   router.use(unroutedErrorHandler(host, services, served));

@@ -147,15 +147,29 @@ export function batchStatements(connection: PgConnection): void {
     };
     if (!holding()) return sendIt();
     if (typeof callback !== 'function') {
+      // pg's promise API, or a stream (pg answers it with itself): sent once what is held has been
+      // answered, never queued behind it in pg (a queue pg 9 drops).
+      if (typeof (config as { submit?: unknown } | undefined)?.submit !== 'function') {
+        return new Promise((resolve, reject) => sendHeldWith(undefined, (error) => (error ? reject(error) : resolve(sendIt()))));
+      }
       // A stream cannot be failed from here: BEGIN goes first on its own, so it runs in the transaction
       // whatever happens to the held writes (their failure aborts it, failing the stream too).
-      if (heldBegin !== undefined) {
-        publish(heldBegin);
-        send({ text: heldBegin }, () => {});
-        heldBegin = undefined;
+      const begin = heldBegin;
+      const writes = waiting;
+      heldBegin = undefined;
+      waiting = [];
+      const thenWrites = () => {
+        if (!writes.length) return void sendIt();
+        const combined = writes.join('\n;\n');
+        publish(combined);
+        send({ text: combined }, () => void sendIt());
+      };
+      if (begin === undefined) thenWrites();
+      else {
+        publish(begin);
+        send({ text: begin }, thenWrites);
       }
-      if (waiting.length) sendHeldWith(undefined, () => {});
-      return sendIt();
+      return config;
     }
     sendHeldWith(undefined, (error) => (error ? (callback as Callback)(error) : sendIt()));
     return undefined;
