@@ -154,6 +154,11 @@ export interface RegistryServices {
 export interface ResponseState {
   status: number;
   headers: Record<string, string>;
+  /**
+   * What is sent: a value to serialize as JSON, a string, or a `Buffer` of the serialized bytes (the
+   * `caching` plugin leaves a stored rendering's own bytes here: shared by every read, so replace
+   * such a body, never change it in place).
+   */
   body?: unknown;
 }
 

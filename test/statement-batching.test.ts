@@ -151,7 +151,11 @@ for (const backend of BACKENDS) {
         return { seen, sent };
       };
       const held = `insert into "batched" ("label") values ('held')`;
-      const promised = await heldThenRead(async (connection) => (await connection.query('select label from batched')).rows.map((row) => row.label));
+      const promised = await heldThenRead(async (connection) => {
+        const answered = connection.query('select label from batched');
+        assert.equal((connection as unknown as { _queryQueue: unknown[] })._queryQueue.length, 0);
+        return (await answered).rows.map((row) => row.label);
+      });
       assert.deepEqual(promised.seen, ['held'], 'it sees the write held before it');
       assert.deepEqual(promised.sent.slice(0, 2), [`BEGIN\n;\n${held}`, 'select label from batched']);
       const streamed = await heldThenRead(
@@ -159,6 +163,8 @@ for (const backend of BACKENDS) {
           new Promise((resolve, reject) => {
             const labels: string[] = [];
             const query = connection.query(new pg.Query('select label from batched'));
+            // Sent once BEGIN and the held writes are answered, not queued behind them inside pg.
+            assert.equal((connection as unknown as { _queryQueue: unknown[] })._queryQueue.length, 0);
             query.on('row', (row: { label: string }) => labels.push(row.label));
             query.on('end', () => resolve(labels));
             query.on('error', reject);

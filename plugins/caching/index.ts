@@ -127,10 +127,15 @@ export function caching(options: CachingOptions = {}): Plugin {
       handler(ctx) {
         const { response } = ctx;
         if (!isDetailRead(ctx.operation) || response.status !== 200 || response.body === undefined) return;
+        const serialized = Buffer.isBuffer(response.body);
         const payload = toPayload(response.body);
-        // A current rendering's bytes are the same Buffer on every read: hashed once.
-        let etag = etags.get(payload);
-        if (etag === undefined) etags.set(payload, (etag = etagOf(payload)));
+        // A current rendering's bytes are the same Buffer on every read: hashed once. A Buffer some
+        // other hook made is hashed as it is (it may be a reused one).
+        let etag = serialized ? undefined : etags.get(payload);
+        if (etag === undefined) {
+          etag = etagOf(payload);
+          if (!serialized) etags.set(payload, etag);
+        }
         const read = revisions.get(ctx);
         if (read) cache.set(keyOf(ctx), { ...read, etag });
         if (matches(ctx.req.get('if-none-match'), etag)) {

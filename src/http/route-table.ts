@@ -73,7 +73,8 @@ export function routeTable(routes: readonly TableRoute[]): RequestHandler {
       const handler = route.handlers.get(req.method) ?? (req.method === 'HEAD' ? route.handlers.get('GET') : undefined) ?? route.otherMethods;
       try {
         const done = handler(req, res, next) as unknown;
-        if (done instanceof Promise) done.catch(next);
+        // As Express does: a rejection without a reason is still an error, not a request to go on.
+        if (done instanceof Promise) done.catch((error: unknown) => next(error ?? new Error('Rejected promise')));
       } catch (error) {
         next(error);
       }

@@ -148,7 +148,8 @@ export function batchStatements(connection: PgConnection): void {
     if (!holding()) return sendIt();
     if (typeof callback !== 'function') {
       // pg's promise API, or a stream (pg answers it with itself): sent once what is held has been
-      // answered, never queued behind it in pg (a queue pg 9 drops).
+      // answered, never queued behind it in pg (a queue pg 9 drops). Nothing is held meanwhile: a
+      // caller that sent another query without waiting for this one (knex never does) could overtake it.
       if (typeof (config as { submit?: unknown } | undefined)?.submit !== 'function') {
         return new Promise((resolve, reject) => sendHeldWith(undefined, (error) => (error ? reject(error) : resolve(sendIt()))));
       }

@@ -34,6 +34,7 @@ export const PG_UNIQUE_VIOLATION = '23505';
  * Nothing of the statement ran, so it can run again under a new name.
  */
 export function isStalePlan(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+  const { code, routine, message } = (error ?? {}) as { code?: unknown; routine?: unknown; message?: unknown };
+  // The routine names where PostgreSQL raised it whatever the server's language; the message in English.
+  return code === '0A000' && (routine === 'RevalidateCachedQuery' || (typeof message === 'string' && message.includes('cached plan must not change result type')));
 }

@@ -98,7 +98,56 @@ function uniqueIdentificatie(error: unknown): ProblemError | undefined {
   return undefined;
 }
 
-export const zaakColumns = (db: Knex) => ['zaak.*', db.ref('hoofdzaak.uuid').as('hoofdzaak_uuid')];
+/**
+ * The zaak table's columns, named in its statements rather than `zaak.*`: PostgreSQL refuses a
+ * prepared `*` once a migration adds a column (see `isStalePlan`), and a running instance would meet
+ * that on every connection. A test holds the list to the table.
+ */
+export const ZAAK_COLUMNS = [
+  'id',
+  'uuid',
+  'identificatie',
+  'bronorganisatie',
+  'omschrijving',
+  'toelichting',
+  'zaaktype',
+  'registratiedatum',
+  'verantwoordelijke_organisatie',
+  'startdatum',
+  'einddatum',
+  'einddatum_gepland',
+  'uiterlijke_einddatum_afdoening',
+  'publicatiedatum',
+  'communicatiekanaal',
+  'producten_of_diensten',
+  'vertrouwelijkheidaanduiding',
+  'vertrouwelijkheid_rank',
+  'betalingsindicatie',
+  'laatste_betaaldatum',
+  'zaakgeometrie',
+  'verlenging_reden',
+  'verlenging_duur',
+  'opschorting_indicatie',
+  'opschorting_reden',
+  'selectielijstklasse',
+  'hoofdzaak_id',
+  'relevante_andere_zaken',
+  'kenmerken',
+  'archiefnominatie',
+  'archiefstatus',
+  'archiefactiedatum',
+  'opdrachtgevende_organisatie',
+  'processobjectaard',
+  'startdatum_bewaartermijn',
+  'processobject_datumkenmerk',
+  'processobject_identificatie',
+  'processobject_objecttype',
+  'processobject_registratie',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const zaakColumns = (db: Knex) => [...ZAAK_COLUMNS.map((column) => `zaak.${column}`), db.ref('hoofdzaak.uuid').as('hoofdzaak_uuid')];
 
 export function selectZaken(db: Knex | Knex.Transaction): Knex.QueryBuilder {
   return db('zaak').leftJoin('zaak as hoofdzaak', 'hoofdzaak.id', 'zaak.hoofdzaak_id');
@@ -118,7 +167,7 @@ export async function insertZaak(tx: Knex.Transaction, data: Record<string, unkn
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
   if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
-    const [inserted] = await directRows<ZaakRow>(tx, tx('zaak').insert(row).returning('*'), PREPARED);
+    const [inserted] = await directRows<ZaakRow>(tx, tx('zaak').insert(row).returning(ZAAK_COLUMNS as unknown as string[]), PREPARED);
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
