@@ -117,6 +117,38 @@ for (const backend of BACKENDS) {
       assert.equal(count, 1);
     });
 
+    it('a deferred write in a savepoint travels with its RELEASE or ROLLBACK TO: kept or undone with it', async () => {
+      const sent = await roundTripsDuring(() =>
+        knex.transaction(async (tx) => {
+          await tx('batched').insert({ label: 'outer' });
+          await tx.transaction(async (inner) => {
+            await inner('batched').insert({ label: 'kept' }).options(DEFERRED_WRITE);
+          });
+          await assert.rejects(
+            tx.transaction(async (inner) => {
+              await inner('batched').insert({ label: 'undone' }).options(DEFERRED_WRITE);
+              throw new Error('undo');
+            }),
+            /undo/,
+          );
+        }),
+      );
+      assert.deepEqual(await rows(), ['outer', 'kept']);
+      assert.ok(sent.some((text) => /insert into "batched" \("label"\) values \('kept'\)\s*;\s*RELEASE SAVEPOINT/i.test(text)), sent.join('\n---\n'));
+      assert.ok(sent.some((text) => /insert into "batched" \("label"\) values \('undone'\)\s*;\s*ROLLBACK TO SAVEPOINT/i.test(text)), sent.join('\n---\n'));
+      // One that fails fails its savepoint's release, and with it the transaction.
+      await assert.rejects(
+        knex.transaction(async (tx) => {
+          await tx('batched').insert({ label: 'before' });
+          await tx.transaction(async (inner) => {
+            await inner('batched').insert({ label: 'outer' }).options(DEFERRED_WRITE);
+          });
+        }),
+        (error: { code?: string }) => error.code === '23505',
+      );
+      assert.deepEqual(await rows(), ['outer', 'kept']);
+    });
+
     it('a query it does not combine (array rows) goes after what is held, which reports its own error first', async () => {
       const read = await knex.transaction(async (tx) => {
         await tx('batched').insert({ label: 'held' }).options(DEFERRED_WRITE);
