@@ -446,3 +446,13 @@ describe('statement batching: names of prepared statements', () => {
     assert.equal(again, first);
   });
 });
+
+describe('statement batching: a plan gone stale', () => {
+  it('is known by its code with the routine that raises it, in any server language, or by its English message', () => {
+    assert.equal(isStalePlan({ code: '0A000', routine: 'RevalidateCachedQuery', message: 'der zwischengespeicherte Plan darf den Ergebnistyp nicht ändern' }), true);
+    assert.equal(isStalePlan({ code: '0A000', message: 'cached plan must not change result type' }), true);
+    assert.equal(isStalePlan({ code: '0A000', routine: 'transformStmt', message: 'some other unsupported feature' }), false);
+    assert.equal(isStalePlan({ code: '40001', routine: 'RevalidateCachedQuery' }), false);
+    assert.equal(isStalePlan(undefined), false);
+  });
+});

@@ -56,7 +56,7 @@ export function routeTable(routes: readonly TableRoute[]): RequestHandler {
     const count = segmentCount(route.path);
     bySegments.set(count, [...(bySegments.get(count) ?? []), route]);
   }
-  return function routes(req: Request, res: Response, next: NextFunction): void {
+  return function matchRoute(req: Request, res: Response, next: NextFunction): void {
     const path = req.path;
     const candidates = bySegments.get(segmentCount(path));
     if (!candidates) return next();
@@ -65,7 +65,7 @@ export function routeTable(routes: readonly TableRoute[]): RequestHandler {
       if (!match) continue;
       const params: Record<string, string> = {};
       try {
-        route.names.forEach((name, i) => (params[name] = decodeParameter(match[i + 1])));
+        for (let i = 0; i < route.names.length; i++) params[route.names[i]] = decodeParameter(match[i + 1]);
       } catch (error) {
         return next(error);
       }

@@ -147,7 +147,10 @@ export const ZAAK_COLUMNS = [
   'updated_at',
 ] as const;
 
-export const zaakColumns = (db: Knex) => [...ZAAK_COLUMNS.map((column) => `zaak.${column}`), db.ref('hoofdzaak.uuid').as('hoofdzaak_uuid')];
+/** `ZAAK_COLUMNS` quoted once: knex then copies one piece of SQL instead of wrapping 41 identifiers per query. */
+const ZAAK_SELECT_LIST = ZAAK_COLUMNS.map((column) => `"zaak"."${column}"`).join(', ');
+
+export const zaakColumns = (db: Knex) => [db.raw(ZAAK_SELECT_LIST), db.ref('hoofdzaak.uuid').as('hoofdzaak_uuid')];
 
 export function selectZaken(db: Knex | Knex.Transaction): Knex.QueryBuilder {
   return db('zaak').leftJoin('zaak as hoofdzaak', 'hoofdzaak.id', 'zaak.hoofdzaak_id');
