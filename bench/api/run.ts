@@ -137,7 +137,9 @@ async function reset(database: string): Promise<void> {
     await knex('zaak').whereNot('identificatie', 'like', 'BENCH-%').delete();
     await knex('status').where('datum_status_gezet', '>=', '2026-01-01').delete();
     await knex('audittrail').delete();
-    await knex.raw('vacuum analyze');
+    // index_cleanup: below 2% of pages with dead rows PostgreSQL skips the indexes and leaves those
+    // pages not all-visible, so the index-only scans of the reads would visit the rows again.
+    await knex.raw('vacuum (index_cleanup on, analyze)');
   } finally {
     await storage.close();
   }

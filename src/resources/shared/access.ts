@@ -44,25 +44,37 @@ export function assertAccess(principal: Principal, scopes: readonly string[], su
 }
 
 /**
+ * The zaaktypen a principal may read with `scope`, each with the highest confidentiality rank its
+ * authorizations for that type allow; `undefined` for heeftAlleAutorisaties (no restriction).
+ */
+export function authorizedZaaktypen(principal: Principal | undefined, scope = ZAKEN_LEZEN): Map<string, number> | undefined {
+  if (principal?.allAuthorizations) return undefined;
+  const zaaktypen = new Map<string, number>();
+  for (const authorization of principal?.authorizations ?? []) {
+    if (!authorization.scopes.includes(scope)) continue;
+    const rank = vertrouwelijkheidRank(authorization.maxVertrouwelijkheidaanduiding);
+    if (rank > (zaaktypen.get(authorization.zaaktype) ?? -1)) zaaktypen.set(authorization.zaaktype, rank);
+  }
+  return zaaktypen;
+}
+
+/**
  * Data filtering (zrc-006) in SQL: only zaken whose zaaktype the principal is authorized for with
  * `scope`, at most as confidential as that authorization allows. Grouped per level so the query
  * stays small; the query must have the `zaak` table in scope.
  */
 export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Principal | undefined, scope = ZAKEN_LEZEN): void {
-  if (principal?.allAuthorizations) return;
-  const byRank = new Map<number, Set<string>>();
-  for (const authorization of principal?.authorizations ?? []) {
-    if (!authorization.scopes.includes(scope)) continue;
-    const rank = vertrouwelijkheidRank(authorization.maxVertrouwelijkheidaanduiding);
-    byRank.set(rank, (byRank.get(rank) ?? new Set()).add(authorization.zaaktype));
-  }
-  if (!byRank.size) {
+  const zaaktypen = authorizedZaaktypen(principal, scope);
+  if (!zaaktypen) return;
+  if (!zaaktypen.size) {
     query.whereRaw('false');
     return;
   }
+  const byRank = new Map<number, string[]>();
+  for (const [zaaktype, rank] of zaaktypen) byRank.set(rank, [...(byRank.get(rank) ?? []), zaaktype]);
   query.where((outer) => {
-    for (const [rank, zaaktypen] of byRank) {
-      outer.orWhere((inner) => inner.whereIn('zaak.zaaktype', [...zaaktypen]).andWhere('zaak.vertrouwelijkheid_rank', '<=', rank));
+    for (const [rank, types] of byRank) {
+      outer.orWhere((inner) => inner.whereIn('zaak.zaaktype', types).andWhere('zaak.vertrouwelijkheid_rank', '<=', rank));
     }
   });
 }

@@ -6,7 +6,7 @@ import { ProblemError, invalidParam, validationError, type InvalidParam } from '
 import { referenceError } from '../../remote/errors.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
-import { paginated, paginatedSchema, paginationParameters, pageOf } from '../shared/pagination.js';
+import { paginated, paginatedSchema, paginationParameters, pageOf, type Page } from '../shared/pagination.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { ownFields, renderZaak, zaakSummary } from './representation.js';
 import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
@@ -14,7 +14,7 @@ import { directRows } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
-import { ZAKEN_LEZEN, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
+import { ZAKEN_LEZEN, authorizedZaaktypen, hasAnyScope, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
 import {
   findZaakByUuid,
   findZaakKey,
@@ -303,6 +303,22 @@ function parameterFilters(ctx: RequestContext): ZaakFilter[] {
   );
 }
 
+/** Up to how many zaaktypen an application's unfiltered list is merged from one walk per zaaktype. */
+const MERGED_ZAAKTYPEN = 50;
+
+/**
+ * The ids of an unfiltered page, in id order, for an application limited to a few zaaktypen: per
+ * zaaktype the first ids it may see, from the `(zaaktype, id)` index alone, merged. Walking all ids in
+ * order instead passes every zaak of the other types: with 10 of 100 zaaktypen ten times the ids a
+ * page skips (page 10 at 1M zaken: about 4 ms in the database against 0.5 ms).
+ */
+function mergedPageIds(db: Knex, authorized: Map<string, number>, page: Page): Knex.QueryBuilder {
+  const walk = '(select id from zaak where zaaktype = ? and vertrouwelijkheid_rank <= ? order by id limit ?)';
+  const walks = Array.from(authorized.keys(), () => walk).join(' union all ');
+  const bindings = [...authorized].flatMap(([zaaktype, rank]) => [zaaktype, rank, page.offset + page.size]);
+  return db.select('id').from(db.raw(`(${walks}) as authorized`, bindings)).orderBy('id').limit(page.size).offset(page.offset);
+}
+
 async function listPage(ctx: RequestContext, renderings: RenderingCache, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
   const added = parameterFilters(ctx);
@@ -323,18 +339,24 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     const pageIds = ids.slice(page.offset, page.offset + page.size);
     keys = await keysOf(db('zaak').whereIn('zaak.id', pageIds).orderBy('zaak.id'));
   } else {
-    // Late row lookup: the page's ids from the indexes alone, then only those rows (deep pages skip ids, not rows).
-    const pageIds = db('zaak').select('zaak.id');
-    applyFilters(pageIds, filters, values);
-    restrictToAuthorized(pageIds, ctx.principal);
-    applyOrdering(pageIds, values.ordering as string[] | undefined);
-    pageIds.limit(page.size).offset(page.offset);
-    // One statement: the count rides along as a column (computed once), so a page is one round trip.
-    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(countQuery(ctx, filters, values).as('total'));
-    applyOrdering(pageQuery, values.ordering as string[] | undefined);
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
     // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
     const prepared = values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined);
+    const authorized = prepared ? authorizedZaaktypen(ctx.principal) : undefined;
+    let pageIds: Knex.QueryBuilder;
+    if (authorized?.size && authorized.size <= MERGED_ZAAKTYPEN) {
+      pageIds = mergedPageIds(db, authorized, page);
+    } else {
+      // Late row lookup: the page's ids from the indexes alone, then only those rows (deep pages skip ids, not rows).
+      pageIds = db('zaak').select('zaak.id');
+      applyFilters(pageIds, filters, values);
+      restrictToAuthorized(pageIds, ctx.principal);
+      applyOrdering(pageIds, values.ordering as string[] | undefined);
+      pageIds.limit(page.size).offset(page.offset);
+    }
+    // One statement: the count rides along as a column (computed once), so a page is one round trip.
+    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(countQuery(ctx, filters, values).as('total'));
+    applyOrdering(pageQuery, values.ordering as string[] | undefined);
     const rows = (prepared ? await directRows(db, pageQuery, PREPARED) : await pageQuery) as (ZaakKey & { total: string | number })[];
     // A page past the end has no row to carry the count.
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);

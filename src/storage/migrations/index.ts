@@ -8,6 +8,7 @@ import { zaakIdentificatieMigration } from './006-zaak-identificatie.js';
 import { listIndexesMigration } from './007-list-indexes.js';
 import { outboxRequestIdMigration } from './008-outbox-request-id.js';
 import { accessOrderIndexMigration } from './009-access-order-index.js';
+import { zaaktypeOrderIndexMigration } from './010-zaaktype-order-index.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration];

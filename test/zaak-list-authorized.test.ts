@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { signZgwJwt, staticAuthorizations, type Applicatie } from '../src/index.js';
+import { BACKENDS } from './helpers/backends.js';
+import { statementsDuring } from './helpers/statements.js';
+import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { VERTROUWELIJKHEIDAANDUIDING } from '../src/resources/shared/enums.js';
+
+const SECRET = 'list-authorized-secret';
+const zrc = (zaaktype: string, max: string, scopes = ['zaken.lezen']) => ({ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: max });
+/** Zaaktypen no zaak has: an application authorized for many of them lists as one for a few. */
+const unused = (n: number) => Array.from({ length: n }, (_, i) => `http://catalogus.test/zaaktypen/ongebruikt-${i}`);
+
+/** Per application, which zaken it may list: by zaaktype, the highest confidentiality allowed. */
+const APPLICATIONS: Record<string, { autorisaties: ReturnType<typeof zrc>[]; may: Map<string, string> }> = {
+  // Two authorizations for one zaaktype: the higher level counts, and no zaak is listed twice.
+  few: {
+    autorisaties: [zrc(ZAAKTYPE, 'openbaar'), zrc(ZAAKTYPE, 'zaakvertrouwelijk'), zrc(ZAAKTYPE_GEHEIM, 'intern'), ...unused(3).map((z) => zrc(z, 'geheim'))],
+    may: new Map([
+      [ZAAKTYPE, 'zaakvertrouwelijk'],
+      [ZAAKTYPE_GEHEIM, 'intern'],
+    ]),
+  },
+  // More zaaktypen than a page is merged from: the walk over all ids, same answer.
+  many: { autorisaties: [zrc(ZAAKTYPE, 'zaakvertrouwelijk'), zrc(ZAAKTYPE_GEHEIM, 'intern'), ...unused(49).map((z) => zrc(z, 'geheim'))], may: new Map([[ZAAKTYPE, 'zaakvertrouwelijk'], [ZAAKTYPE_GEHEIM, 'intern']]) },
+  // A zaaktype it may only create zaken of is not one it lists.
+  writer: { autorisaties: [zrc(ZAAKTYPE, 'geheim'), zrc(ZAAKTYPE_GEHEIM, 'geheim', ['zaken.aanmaken'])], may: new Map([[ZAAKTYPE, 'geheim']]) },
+};
+
+/**
+ * An application limited to a few zaaktypen gets its unfiltered pages merged from one walk per
+ * zaaktype; every page must hold exactly the zaken it may read, in order, with the right count.
+ */
+for (const backend of BACKENDS) {
+  describe(`lists of applications limited to some zaaktypen on ${backend.name}`, () => {
+    let api: TestServer;
+    /** Every zaak created, in creation (id) order. */
+    const zaken: { uuid: string; zaaktype: string; vertrouwelijkheidaanduiding: string }[] = [];
+    const applications: Applicatie[] = [
+      { clientIds: ['alles'], label: 'Alles', heeftAlleAutorisaties: true, autorisaties: [] },
+      ...Object.entries(APPLICATIONS).map(([clientId, app]) => ({ clientIds: [clientId], label: clientId, heeftAlleAutorisaties: false, autorisaties: app.autorisaties })),
+    ];
+    const clients = Object.fromEntries(applications.map((app) => [app.clientIds[0], SECRET]));
+    const as = async (clientId: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
+      api.request(path, { ...init, headers: { ...(init.headers as object), authorization: `Bearer ${await signZgwJwt(clientId, SECRET)}` } });
+    const rank = (level: string) => VERTROUWELIJKHEIDAANDUIDING.indexOf(level as never);
+    const readable = (clientId: string) =>
+      zaken.filter((zaak) => APPLICATIONS[clientId].may.has(zaak.zaaktype) && rank(zaak.vertrouwelijkheidaanduiding) <= rank(APPLICATIONS[clientId].may.get(zaak.zaaktype)!)).map((zaak) => zaak.uuid);
+    /** All pages of `pageSize` as `clientId` sees them, and the statements that read them. */
+    const allPages = async (clientId: string, pageSize: number) => {
+      const uuids: string[] = [];
+      const counts = new Set<number>();
+      const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
+        for (let page = 1; ; page++) {
+          const response = await as(clientId, `/zaken?pageSize=${pageSize}&page=${page}`);
+          if (response.status === 404) break;
+          assert.equal(response.status, 200, response.text);
+          counts.add(response.body.count);
+          uuids.push(...response.body.results.map((zaak: { uuid: string }) => zaak.uuid));
+          assert.equal(response.body.next === null, uuids.length === response.body.count, `page ${page}: next`);
+        }
+      });
+      return { uuids, counts: [...counts], merged: sql.some((text) => /\) as authorized/.test(text)) };
+    };
+
+    before(async () => {
+      api = await startRegistry(await backend.open(), { authorization: { clients, source: staticAuthorizations(applications) } });
+      // Interleaved types and levels, so every page takes from more than one walk.
+      for (let i = 0; i < 23; i++) {
+        const input = zaakInput({ zaaktype: i % 3 ? ZAAKTYPE : ZAAKTYPE_GEHEIM, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDING[i % VERTROUWELIJKHEIDAANDUIDING.length] });
+        const response = await as('alles', '/zaken', { method: 'POST', json: input });
+        assert.equal(response.status, 201, response.text);
+        zaken.push(response.body);
+      }
+    });
+    after(async () => api?.close());
+
+    for (const pageSize of [1, 4, 100]) {
+      it(`pages of ${pageSize}: one walk per zaaktype merged, exactly the readable zaken in order`, async () => {
+        const expected = readable('few');
+        assert.ok(expected.length > 5 && expected.length < zaken.length, 'the application reads some zaken of both types, not all');
+        const { uuids, counts, merged } = await allPages('few', pageSize);
+        assert.deepEqual(uuids, expected);
+        assert.deepEqual(counts, [expected.length]);
+        assert.ok(merged, 'the page was merged from walks per zaaktype');
+      });
+    }
+
+    it('an application with more zaaktypen walks all ids, with the same answer', async () => {
+      const { uuids, counts, merged } = await allPages('many', 4);
+      assert.deepEqual(uuids, readable('many'));
+      assert.deepEqual(counts, [readable('many').length]);
+      assert.equal(merged, false);
+    });
+
+    it('lists only the zaaktypen it may read, not those it may only create', async () => {
+      const { uuids, merged } = await allPages('writer', 5);
+      assert.deepEqual(uuids, readable('writer'));
+      assert.ok(merged);
+    });
+
+    it('a filtered page is not merged and filters as before', async () => {
+      const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
+        const response = await as('few', `/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}&pageSize=100`);
+        assert.deepEqual(
+          response.body.results.map((zaak: { uuid: string }) => zaak.uuid),
+          readable('few').filter((uuid) => zaken.find((zaak) => zaak.uuid === uuid)!.zaaktype === ZAAKTYPE_GEHEIM),
+        );
+      });
+      assert.ok(!sql.some((text) => /\) as authorized/.test(text)));
+    });
+  });
+}
