@@ -71,7 +71,11 @@ export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Princi
     return;
   }
   const byRank = new Map<number, string[]>();
-  for (const [zaaktype, rank] of zaaktypen) byRank.set(rank, [...(byRank.get(rank) ?? []), zaaktype]);
+  for (const [zaaktype, rank] of zaaktypen) {
+    const types = byRank.get(rank);
+    if (types) types.push(zaaktype);
+    else byRank.set(rank, [zaaktype]);
+  }
   query.where((outer) => {
     for (const [rank, types] of byRank) {
       outer.orWhere((inner) => inner.whereIn('zaak.zaaktype', types).andWhere('zaak.vertrouwelijkheid_rank', '<=', rank));
