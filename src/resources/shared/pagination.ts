@@ -36,6 +36,8 @@ export interface Page {
 export function pageOf(ctx: RequestContext): Page {
   const number = (ctx.query.page as number | undefined) ?? 1;
   const size = (ctx.query.pageSize as number | undefined) ?? PAGE_SIZE;
+  // No table holds that many rows: past the last page, and an offset PostgreSQL would refuse.
+  if (!Number.isSafeInteger(number * size)) throw new ProblemError('not_found', { detail: 'Ongeldige pagina.' });
   return { number, size, offset: (number - 1) * size };
 }
 
