@@ -159,8 +159,16 @@ async function seedMark(database: string): Promise<string | undefined> {
 
 // ---------------------------------------------------------------------------------------------- servers
 
+/** Every server started: stopped when this process ends, also when one of them fails to start. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGTERM');
+});
+
 function start(script: string, database: string): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, DATABASE: database }, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
