@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { Storage } from '../src/index.js';
-import { directRows, namedRows, namedStatement } from '../src/storage/named-statement.js';
+import { directRows, insertRow, namedRows, namedStatement } from '../src/storage/named-statement.js';
 import { DEFERRED_WRITE, PREPARED, preparedName } from '../src/storage/statement-batching.js';
 import { BACKENDS } from './helpers/backends.js';
 import { roundTripsDuring } from './helpers/statements.js';
@@ -20,6 +20,14 @@ for (const backend of BACKENDS) {
         t.string('label').unique();
       });
       await knex('named').insert([{ label: 'one' }, { label: 'two' }]);
+      await knex.schema.createTable('inserted', (t) => {
+        t.increments('id');
+        t.string('label').unique();
+        t.string('shouted');
+        t.string('note').notNullable().defaultTo('none');
+        t.string('we"ird');
+        t.jsonb('payload');
+      });
     });
     after(async () => storage?.close());
 
@@ -146,6 +154,54 @@ for (const backend of BACKENDS) {
         knex.off('query', onTxQuery);
       }
       assert.ok(inTransaction.some((id) => typeof id === 'string' && id.length > 0), 'events of a transaction carry its id');
+    });
+
+    describe('insertRow', () => {
+      const row = (label: string) => ({ label, shouted: knex.raw('upper(?)', [label]), note: undefined, 'we"ird': `${label}"s`, payload: JSON.stringify({ label }) });
+
+      it('stores what a knex insert stores, computes raw columns in the database, leaves undefined ones to their default and answers `returning`', async () => {
+        const [answered] = await insertRow<{ id: number; shouted: string }>(knex, 'inserted', row('alpha'), { returning: '"id", "shouted"' });
+        assert.equal(answered.shouted, 'ALPHA');
+        await knex('inserted').insert({ ...row('beta'), shouted: knex.raw('upper(?)', ['beta']) });
+        const stored = await knex('inserted').whereIn('label', ['alpha', 'beta']).orderBy('id').select('label', 'shouted', 'note', 'we"ird', 'payload');
+        assert.deepEqual(stored[0], { label: 'alpha', shouted: 'ALPHA', note: 'none', 'we"ird': 'alpha"s', payload: { label: 'alpha' } });
+        assert.deepEqual(stored[1], { label: 'beta', shouted: 'BETA', note: 'none', 'we"ird': 'beta"s', payload: { label: 'beta' } }, 'knex stores the same');
+        assert.equal((await knex('inserted').where('id', answered.id).first('label')).label, 'alpha');
+      });
+
+      it('sends one text per shape with the values bound, whatever the values', async () => {
+        const sent = await roundTripsDuring(async () => {
+          await insertRow(knex, 'inserted', row('gamma'));
+          await insertRow(knex, 'inserted', row('delta'));
+          await insertRow(knex, 'inserted', { label: 'epsilon' });
+        });
+        assert.equal(sent.length, 3);
+        assert.equal(sent[0], sent[1]);
+        assert.match(sent[0], /^insert into "inserted" \("label", "shouted", "we""ird", "payload"\) values \(\$1, upper\(\$2\), \$3, \$4\)$/);
+        assert.equal(sent[2], 'insert into "inserted" ("label") values ($1)');
+        const other = await roundTripsDuring(() => insertRow(knex, 'inserted', { ...row('theta'), shouted: knex.raw('lower(?)', ['THETA']) }));
+        assert.match(other[0], /lower\(\$2\)/, 'a shape that differs only in a raw expression has its own text');
+      });
+
+      it("writes a row of no values as knex does (the columns' defaults)", async () => {
+        const [answered] = await insertRow<{ note: string; label: string | null }>(knex, 'inserted', { label: undefined }, { returning: '"note", "label"' });
+        assert.deepEqual(answered, { note: 'none', label: null });
+      });
+
+      it('leaves a raw expression with a quote in it to knex, so a ? in a literal (escaped for knex) is no binding', async () => {
+        const [answered] = await insertRow<{ shouted: string }>(knex, 'inserted', { label: 'zeta', shouted: knex.raw("coalesce(?, 'what\\?')", [null]) }, { returning: '"shouted"' });
+        assert.equal(answered.shouted, 'what?');
+        // jsonb's key-exists operator, escaped for knex: `\?` is no binding either.
+        const [exists] = await insertRow<{ shouted: string }>(knex, 'inserted', { label: 'iota', shouted: knex.raw('(?::jsonb) \\? ?', ['{"a": 1}', 'a']) }, { returning: '"shouted"' });
+        assert.equal(exists.shouted, 'true');
+      });
+
+      it('travels with the COMMIT as a DEFERRED_WRITE, and fails with the constraint a unique violation names', async () => {
+        const sent = await roundTripsDuring(() => knex.transaction(async (tx) => void (await insertRow(tx, 'inserted', { label: 'eta' }, DEFERRED_WRITE))));
+        assert.equal(sent.length, 1, sent.join('\n---\n'));
+        assert.match(sent[0], /'eta'.*COMMIT/is);
+        await assert.rejects(insertRow(knex, 'inserted', { label: 'eta' }), (error: { constraint?: string }) => error.constraint === 'inserted_label_unique');
+      });
     });
 
     it("runs on a transaction's own connection: it sees the transaction's uncommitted rows", async () => {

@@ -160,6 +160,23 @@ for (const backend of BACKENDS) {
       registry.services.storage.transaction((tx) => registry.outbox.enqueue(tx, list));
     const rowCount = async () => Number((await storage.knex('outbox').count({ n: '*' }))[0].n);
 
+    it('stores the deliveries of one enqueue outside a transaction all or none', async () => {
+      const registry = await start([]);
+      const before = await rowCount();
+      const unhandled = 'kind-without-handler'; // stays in the table, whatever the dispatcher does
+      await assert.rejects(
+        registry.outbox.enqueue(storage.knex, [
+          { kind: unhandled, target: 'first.test', payload: { n: 1 } },
+          { kind: unhandled, target: 'x'.repeat(301), payload: { n: 2 } },
+        ]),
+        /too long/,
+      );
+      assert.equal(await rowCount(), before, 'the first delivery is not stored without the second');
+      await registry.outbox.enqueue(storage.knex, { kind: unhandled, target: 'single.test', payload: { n: 3 } });
+      assert.deepEqual(await storage.knex('outbox').where('kind', unhandled).pluck('target'), ['single.test']);
+      await storage.knex('outbox').where('kind', unhandled).delete();
+    });
+
     it('delivers a delivery enqueued in a committed transaction, once, and removes it; never one whose transaction rolled back', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests);

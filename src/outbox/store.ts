@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { currentRequest } from '../ops/request-scope.js';
+import { insertRow } from '../storage/named-statement.js';
 import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection } from '../plugin-types.js';
 export type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection };
@@ -57,9 +58,11 @@ export function outboxStore(knex: Knex) {
   return {
     async insert(db: Knex | Knex.Transaction, deliveries: Delivery[]): Promise<void> {
       if (!deliveries.length) return;
-      await db(TABLE).insert(
-        deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload), request_id: currentRequest()?.id ?? null })),
-      ).options(DEFERRED_WRITE);
+      const requestId = currentRequest()?.id ?? null;
+      const rows = deliveries.map((d) => ({ kind: d.kind, target: d.target, ordering_key: d.key ?? null, payload: JSON.stringify(d.payload), request_id: requestId }));
+      // One statement, so that outside a transaction too the deliveries are stored all or none.
+      if (rows.length === 1) await insertRow(db, TABLE, rows[0], DEFERRED_WRITE);
+      else await db(TABLE).insert(rows).options(DEFERRED_WRITE);
     },
 
     /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChangeAction, RequestContext, ResourceChange } from '../../plugin.js';
 import type { ChangeActor } from '../../plugin-types.js';
-import { directRows } from '../../storage/named-statement.js';
+import { insertRow } from '../../storage/named-statement.js';
 import { DEFERRED_WRITE } from '../../storage/statement-batching.js';
 export type { ChangeActor };
 
@@ -65,7 +65,7 @@ export function requestOrigin(ctx: RequestContext): ChangeOrigin {
  */
 export async function recordChange(origin: ChangeOrigin, change: AuditChange, announce: AnnounceChange): Promise<void> {
   const { actor, action } = origin;
-  await directRows(origin.tx, origin.tx('audittrail').insert({
+  await insertRow(origin.tx, 'audittrail', {
     uuid: randomUUID(),
     zaak_id: change.zaakId,
     bron: 'zrc', // BronEnum of the contract
@@ -82,7 +82,7 @@ export async function recordChange(origin: ChangeOrigin, change: AuditChange, an
     toelichting: actor.reason ?? '',
     resource_weergave: change.resourceWeergave.slice(0, 200),
     wijzigingen: JSON.stringify({ oud: change.oud, nieuw: change.nieuw }),
-  }), DEFERRED_WRITE);
+  }, DEFERRED_WRITE);
   await announce(announcement(origin, change));
 }
 

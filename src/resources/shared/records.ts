@@ -5,7 +5,7 @@ import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
 import { requestSchema, validate } from '../../schema/validate.js';
-import { directRows } from '../../storage/named-statement.js';
+import { insertRow, quoteIdentifier } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { recordChange, requestOrigin, type AnnounceChange, type ChangeActor, type ChangeOrigin } from '../audittrail/record.js';
@@ -144,6 +144,11 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   const detailPath = `${def.path}/{uuid}`;
   // Named, not `*`: a prepared insert returning `*` fails once a migration adds a column.
   const renderedColumns = ['id', 'uuid', 'zaak_id', ...def.fields.map((field) => field.column)];
+  /** What an insert answers: the rendered columns and the definition's derived ones (`inserted.returning`). */
+  const insertedReturning = [
+    ...renderedColumns.map(quoteIdentifier),
+    ...Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => `(${sql}) as ${quoteIdentifier(alias)}`),
+  ].join(', ');
   const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
     `${baseUrl}${def.path.replace('{zaak_uuid}', row.zaak_uuid)}/${row.uuid}`;
 
@@ -348,16 +353,9 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
   async function insertRecord(origin: ChangeOrigin, zaak: ZaakRow, data: Record<string, unknown>, columns: Record<string, unknown>) {
     const { tx, baseUrl } = origin;
     const readBack = !def.inserted && (def.joins || def.derive);
-    const derived = Object.entries(def.inserted?.returning ?? {}).map(([alias, sql]) => tx.raw(`(${sql}) as ??`, [alias]));
     let row: RecordRow;
     try {
-      [row] = await directRows<RecordRow>(
-        tx,
-        tx(def.table)
-          .insert({ uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns })
-          .returning(readBack ? ['id'] : [...renderedColumns, ...(derived as unknown as string[])]),
-        PREPARED,
-      );
+      [row] = await insertRow<RecordRow>(tx, def.table, { uuid: randomUUID(), zaak_id: zaak.id, ...toColumns(data), ...columns }, { returning: readBack ? '"id"' : insertedReturning, ...PREPARED });
     } catch (error) {
       throw uniqueError(error) ?? error;
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
-import { directRows, namedRows, namedStatement, type NamedStatement } from '../../storage/named-statement.js';
+import { insertRow, namedRows, namedStatement, quoteIdentifier, type NamedStatement } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { vertrouwelijkheidRank } from '../shared/enums.js';
@@ -149,6 +149,7 @@ export const ZAAK_COLUMNS = [
 
 /** `ZAAK_COLUMNS` quoted once: knex then copies one piece of SQL instead of wrapping 41 identifiers per query. */
 const ZAAK_SELECT_LIST = ZAAK_COLUMNS.map((column) => `"zaak"."${column}"`).join(', ');
+const ZAAK_RETURNING = ZAAK_COLUMNS.map(quoteIdentifier).join(', ');
 
 export const zaakColumns = (db: Knex) => [db.raw(ZAAK_SELECT_LIST), db.ref('hoofdzaak.uuid').as('hoofdzaak_uuid')];
 
@@ -170,7 +171,7 @@ export async function insertZaak(tx: Knex.Transaction, data: Record<string, unkn
   const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
   if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
-    const [inserted] = await directRows<ZaakRow>(tx, tx('zaak').insert(row).returning(ZAAK_COLUMNS as unknown as string[]), PREPARED);
+    const [inserted] = await insertRow<ZaakRow>(tx, 'zaak', row, { returning: ZAAK_RETURNING, ...PREPARED });
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
