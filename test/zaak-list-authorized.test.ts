@@ -111,6 +111,15 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('an empty ?ordering= is the default order, merged as it is', async () => {
+      const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
+        const response = await as('few', '/zaken?ordering=&pageSize=100');
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual(response.body.results.map((zaak: { uuid: string }) => zaak.uuid), readable('few').slice(0, 100));
+      });
+      assert.ok(sql.some((text) => /\) as authorized/.test(text)), 'merged from walks per zaaktype');
+    });
+
     it('a filtered page is not merged and filters as before', async () => {
       const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
         const response = await as('few', `/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}&pageSize=100`);

@@ -325,6 +325,8 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
   const filters = [...listFilters, ...added];
   const values = { ...listValues, ...Object.fromEntries(added.map((filter) => [filter.name, ctx.query[filter.name]])) };
   const page = pageOf(ctx);
+  // `?ordering=` with no value is the default order: it gets the default order's statements too.
+  const ordering = (values.ordering as string[] | undefined)?.length ? (values.ordering as string[]) : undefined;
   /** The page's zaken by id, uuid and revision: their renderings are looked up before any row is read. */
   const keysOf = (query: Knex.QueryBuilder) =>
     query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select('zaak.id', 'zaak.uuid', { revision: 'zaak_revision.revision' });
@@ -341,7 +343,7 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
   } else {
     // Lists filtered by authorization alone have a few SQL texts per application: named, they are
     // planned once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
-    const prepared = values.ordering === undefined && filters.every((filter) => values[filter.name] === undefined);
+    const prepared = ordering === undefined && filters.every((filter) => values[filter.name] === undefined);
     const authorized = prepared ? authorizedZaaktypen(ctx.principal) : undefined;
     let pageIds: Knex.QueryBuilder;
     if (authorized?.size && authorized.size <= MERGED_ZAAKTYPEN) {
@@ -351,12 +353,12 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
       pageIds = db('zaak').select('zaak.id');
       applyFilters(pageIds, filters, values);
       restrictToAuthorized(pageIds, ctx.principal);
-      applyOrdering(pageIds, values.ordering as string[] | undefined);
+      applyOrdering(pageIds, ordering);
       pageIds.limit(page.size).offset(page.offset);
     }
     // One statement: the count rides along as a column (computed once), so a page is one round trip.
     const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(countQuery(ctx, filters, values).as('total'));
-    applyOrdering(pageQuery, values.ordering as string[] | undefined);
+    applyOrdering(pageQuery, ordering);
     const rows = (prepared ? await directRows(db, pageQuery, PREPARED) : await pageQuery) as (ZaakKey & { total: string | number })[];
     // A page past the end has no row to carry the count.
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
