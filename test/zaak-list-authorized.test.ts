@@ -4,6 +4,7 @@ import { BACKENDS } from './helpers/backends.js';
 import { statementsDuring } from './helpers/statements.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 import { VERTROUWELIJKHEIDAANDUIDING, vertrouwelijkheidRank } from '../src/resources/shared/enums.js';
+import { LITERAL_OFFSET_PAGES } from '../src/resources/shared/pagination.js';
 
 const SECRET = 'list-authorized-secret';
 const zrc = (zaaktype: string, max: string, scopes = ['zaken.lezen']) => ({ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: max });
@@ -79,6 +80,8 @@ for (const backend of BACKENDS) {
         const expected = readable('few');
         assert.ok(expected.length > 5 && expected.length < zaken.length, 'the application reads some zaken of both types, not all');
         const { uuids, counts, merged } = await allPages('few', pageSize);
+        // Pages of one go past the pages whose statements carry their offset, to those that bind it.
+        if (pageSize === 1) assert.ok(expected.length > LITERAL_OFFSET_PAGES, 'more pages than carry their offset');
         assert.deepEqual(uuids, expected);
         assert.deepEqual(counts, [expected.length]);
         assert.ok(merged, 'the page was merged from walks per zaaktype');
@@ -93,6 +96,15 @@ for (const backend of BACKENDS) {
         assert.equal(merged, merges);
       });
     }
+
+    it('an application with all authorizations pages through every zaak, past the pages that carry their offset', async () => {
+      for (const pageSize of [1, 2]) {
+        const { uuids, counts } = await allPages('alles', pageSize);
+        assert.ok(zaken.length / pageSize > LITERAL_OFFSET_PAGES);
+        assert.deepEqual(uuids, zaken.map((zaak) => zaak.uuid));
+        assert.deepEqual(counts, [zaken.length]);
+      }
+    });
 
     it('lists only the zaaktypen it may read, not those it may only create', async () => {
       const { uuids, merged } = await allPages('writer', 5);

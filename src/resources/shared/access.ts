@@ -59,6 +59,15 @@ export function authorizedZaaktypen(principal: Principal | undefined, scope = ZA
 }
 
 /**
+ * A confidentiality rank as SQL text: written into a statement, not bound. One of nine integers, it
+ * keeps a prepared statement's generic plan the same as its custom ones (see `LITERAL_OFFSET_PAGES`).
+ */
+export function rankLiteral(rank: number): string {
+  if (!Number.isInteger(rank)) throw new TypeError(`Geen vertrouwelijkheidsniveau: ${rank}`);
+  return String(rank);
+}
+
+/**
  * Data filtering (zrc-006) in SQL: only zaken whose zaaktype the principal is authorized for with
  * `scope`, at most as confidential as that authorization allows. Grouped per level so the query
  * stays small; the query must have the `zaak` table in scope.

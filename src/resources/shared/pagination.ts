@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { JsonSchema, QueryParameter } from '../../operation.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError } from '../../problem.js';
@@ -39,6 +40,30 @@ export function pageOf(ctx: RequestContext): Page {
   // No table holds that many rows: past the last page, and an offset PostgreSQL would refuse.
   if (!Number.isSafeInteger(number * size)) throw new ProblemError('not_found', { detail: 'Ongeldige pagina.' });
   return { number, size, offset: (number - 1) * size };
+}
+
+/**
+ * Up to which page a page's statement carries its offset as a literal; its size it always does.
+ * PostgreSQL plans a prepared statement anew on every execution while its plan for unknown values
+ * looks costlier than the plans for the given ones, and it estimates a `LIMIT` or `OFFSET` parameter
+ * at a tenth of the table: so a named page statement was planned for every page (at 1M zaken 0.3 ms
+ * for all zaaktypen, 1 ms for ten, as long as running it). With its integers literal, its generic
+ * plan is the custom one and is made once per connection. Deeper pages share one statement.
+ */
+export const LITERAL_OFFSET_PAGES = 10;
+
+/** Whether `page`'s offset is written into its statement (see `LITERAL_OFFSET_PAGES`). */
+export const literalOffset = (page: Page) => page.number <= LITERAL_OFFSET_PAGES;
+
+/**
+ * `limit` and `offset` of `page`, bound; with `literal` the size written into the statement (a
+ * validated integer) and the offset as `literalOffset` says: for a named statement whose other
+ * values are as well estimated unknown as known.
+ */
+export function limitToPage(query: Knex.QueryBuilder, page: Page, literal: boolean): Knex.QueryBuilder {
+  const written = { skipBinding: true };
+  const bound = { skipBinding: false };
+  return query.limit(page.size, literal ? written : bound).offset(page.offset, literal && literalOffset(page) ? written : bound);
 }
 
 /** `{count, next, previous, results}`; a page past the last one is a 404, as in the reference implementation. */
