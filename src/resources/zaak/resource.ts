@@ -330,6 +330,17 @@ function mergedCount(db: Knex, authorized: Map<string, number>): Knex.Raw {
   return db.raw(`(${counts.join(' + ')})::bigint as total`, [...authorized.keys()]);
 }
 
+/**
+ * The keys of a page in id order, each zaak's uuid and revision looked up by its id. Not a join of the
+ * ids with the zaak table: on a small table (10,000 zaken) PostgreSQL's cost model preferred hashing
+ * the whole table to a hundred index lookups, 4 ms a page against 1.
+ */
+function keysById(db: Knex, pageIds: Knex.QueryBuilder): Knex.QueryBuilder {
+  return db
+    .from(pageIds.as('zaak'))
+    .select('zaak.id', db.raw('(select z.uuid from zaak z where z.id = zaak.id) as uuid'), db.raw('(select r.revision from zaak_revision r where r.zaak_id = zaak.id) as revision'));
+}
+
 async function listPage(ctx: RequestContext, renderings: RenderingCache, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
   const added = parameterFilters(ctx);
@@ -374,7 +385,7 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
       total = countQuery(ctx, filters, values).as('total');
     }
     // One statement: the count rides along as a column (computed once), so a page is one round trip.
-    const pageQuery = keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(total);
+    const pageQuery = ordering === undefined ? keysById(db, pageIds).select(total) : keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(total);
     applyOrdering(pageQuery, ordering);
     const rows = (prepared ? await directRows(db, pageQuery, PREPARED) : await pageQuery) as (ZaakKey & { total: string | number })[];
     // A page past the end has no row to carry the count.
