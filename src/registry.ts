@@ -31,6 +31,7 @@ import { presetPlugins, type PresetName } from './presets.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
+import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { openStorage } from './storage/index.js';
 import type { Migration, Storage } from './storage/types.js';
@@ -320,9 +321,11 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const migrate = async () => {
     const applied = await storage.migrate(migrations);
     if (!closed) outbox.start();
+    if (!closed) countFolding ??= startCountFolding(storage.knex, log);
     return applied;
   };
   let closed = false;
+  let countFolding: { stop(): Promise<void> } | undefined;
   if (options.migrate !== false) await migrate();
   const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
 
@@ -381,6 +384,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       // Also in a host's app, and for requests whose clients left: their writes finish before the database closes.
       if (!(await running.settled(deadline))) log.warn('operations still running when the drain timeout passed; closing the database under them');
       await outbox.stop();
+      await countFolding?.stop();
       for (const plugin of [...plugins].reverse()) {
         try {
           await plugin.close?.();

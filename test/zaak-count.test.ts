@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { FOLDED_STRIPE, foldZaakCounts, startCountFolding } from '../src/resources/zaak/count-folding.js';
+import type { Knex } from 'knex';
+import { pgliteStorage } from '../src/index.js';
+import { coreMigrations } from '../src/storage/migrations/index.js';
 
 /**
  * The count of GET /zaken comes from counter rows kept by triggers (core/004_zaak_count) when only
@@ -64,6 +68,28 @@ for (const backend of BACKENDS) {
       assert.equal((await as('beperkt', '/zaken')).body.count, 0);
     });
 
+    it('folds the counter rows into one per key, every count exact, also while zaken are written at once', async () => {
+      const knex = api.registry.services.storage.knex;
+      const unfolded = async () => Number((await knex('zaak_count').whereNot('stripe', FOLDED_STRIPE).count({ n: '*' }))[0].n);
+      const level = (i: number) => (i % 3 ? 'openbaar' : 'vertrouwelijk');
+      await Promise.all(Array.from({ length: 12 }, (_, i) => create({ vertrouwelijkheidaanduiding: level(i), zaaktype: i % 2 ? ZAAKTYPE : ZAAKTYPE_GEHEIM })));
+      assert.ok((await unfolded()) > 0, 'the writes left striped rows');
+      // Folds between and beside writes from many connections.
+      await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => create({ vertrouwelijkheidaanduiding: level(i), zaaktype: i % 2 ? ZAAKTYPE : ZAAKTYPE_GEHEIM })),
+        ...Array.from({ length: 5 }, () => foldZaakCounts(knex)),
+      ]);
+      await assertCounts('after writes beside folds');
+      assert.ok((await foldZaakCounts(knex)) > 0);
+      assert.equal(await unfolded(), 0);
+      const rows = await knex('zaak_count').select('zaaktype', 'vertrouwelijkheid_rank');
+      assert.equal(new Set(rows.map((row) => `${row.zaaktype} ${row.vertrouwelijkheid_rank}`)).size, rows.length, 'one row per key');
+      await assertCounts('after folding');
+      // Writes after a fold count on top of the folded rows.
+      await create({ vertrouwelijkheidaanduiding: 'openbaar' });
+      await assertCounts('after a write on folded rows');
+    });
+
     it('counts writes from many connections at once, and an emptied table', async () => {
       await Promise.all(Array.from({ length: 20 }, (_, i) => create({ vertrouwelijkheidaanduiding: i % 2 ? 'openbaar' : 'vertrouwelijk' })));
       await assertCounts('after concurrent creates');
@@ -73,3 +99,72 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('folding the zaak counter rows in the background', () => {
+  const quiet = (warnings: string[]) => ({ debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} });
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+  /** A migrated database with `n` zaken written by SQL: the triggers leave their counter rows striped. */
+  const databaseWith = async (n: number) => {
+    const storage = await pgliteStorage({ dataDir: 'memory' });
+    await storage.migrate(coreMigrations);
+    await addZaken(storage.knex, n);
+    return storage;
+  };
+  const addZaken = (knex: Knex, n: number) =>
+    knex.raw(
+      `insert into zaak (uuid, identificatie, bronorganisatie, zaaktype, registratiedatum, verantwoordelijke_organisatie, startdatum, vertrouwelijkheidaanduiding, vertrouwelijkheid_rank)
+       select gen_random_uuid(), 'FOLD-' || left(gen_random_uuid()::text, 30), '517439943', ?, current_date, '517439943', current_date, 'openbaar', 1 from generate_series(1, ?)`,
+      [ZAAKTYPE, n],
+    );
+  const unfolded = async (knex: Knex) => Number((await knex('zaak_count').whereNot('stripe', FOLDED_STRIPE).count({ n: '*' }))[0].n);
+  const untilFolded = async (knex: Knex) => {
+    for (let i = 0; i < 200 && (await unfolded(knex)) > 0; i++) await pause();
+    return unfolded(knex);
+  };
+
+  it('folds at once and then every interval, until stopped', async () => {
+    const storage = await databaseWith(3);
+    const warnings: string[] = [];
+    try {
+      assert.equal(await unfolded(storage.knex), 1, 'the insert left its stripe');
+      const folding = startCountFolding(storage.knex, quiet(warnings), 20);
+      assert.equal(await untilFolded(storage.knex), 0, 'folded at once');
+      await addZaken(storage.knex, 2);
+      assert.equal(await untilFolded(storage.knex), 0, 'folded on the interval');
+      await folding.stop();
+      await addZaken(storage.knex, 1);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      assert.equal(await unfolded(storage.knex), 1, 'no fold after stop');
+      assert.equal(Number((await storage.knex('zaak_count').sum({ n: 'n' }))[0].n), 6);
+      assert.deepEqual(warnings, []);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a registry folds the rows it finds when it starts', async () => {
+    const storage = await databaseWith(4);
+    const api = await startRegistry(storage);
+    try {
+      assert.equal(await untilFolded(storage.knex), 0);
+      assert.equal((await api.request('/zaken')).body.count, 4);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('logs a fold that fails and goes on', async () => {
+    // A database without the registry's tables: every fold fails.
+    const storage = await pgliteStorage({ dataDir: 'memory' });
+    const warnings: string[] = [];
+    const folding = startCountFolding(storage.knex, quiet(warnings), 10);
+    try {
+      for (let i = 0; i < 100 && warnings.length < 2; i++) await pause();
+      assert.ok(warnings.length >= 2, `warnings: ${warnings.length}`);
+      assert.match(warnings[0], /folding the zaak counter rows failed/);
+    } finally {
+      await folding.stop();
+      await storage.close();
+    }
+  });
+});
