@@ -80,7 +80,7 @@ for (const backend of BACKENDS) {
         ...Array.from({ length: 5 }, () => foldZaakCounts(knex)),
       ]);
       await assertCounts('after writes beside folds');
-      assert.ok((await foldZaakCounts(knex)) > 0);
+      await foldZaakCounts(knex);
       assert.equal(await unfolded(), 0);
       const rows = await knex('zaak_count').select('zaaktype', 'vertrouwelijkheid_rank');
       assert.equal(new Set(rows.map((row) => `${row.zaaktype} ${row.vertrouwelijkheid_rank}`)).size, rows.length, 'one row per key');
@@ -89,6 +89,32 @@ for (const backend of BACKENDS) {
       await create({ vertrouwelijkheidaanduiding: 'openbaar' });
       await assertCounts('after a write on folded rows');
     });
+
+    if (backend.name === 'PostgreSQL') {
+      it('a fold skips the counter row a writer holds, without waiting, and folds it once committed', async () => {
+        const knex = api.registry.services.storage.knex;
+        await foldZaakCounts(knex);
+        const before = await truth();
+        const writer = await knex.transaction();
+        try {
+          await writer.raw(
+            `insert into zaak (uuid, identificatie, bronorganisatie, zaaktype, registratiedatum, verantwoordelijke_organisatie, startdatum, vertrouwelijkheidaanduiding, vertrouwelijkheid_rank)
+             values (gen_random_uuid(), 'HELD-1', '517439943', ?, current_date, '517439943', current_date, 'openbaar', 1)`,
+            [ZAAKTYPE],
+          );
+          // The writer's stripe row is locked until it commits: the fold leaves it.
+          assert.equal(await foldZaakCounts(knex), 0);
+          await writer.commit();
+        } catch (error) {
+          await writer.rollback();
+          throw error;
+        }
+        assert.equal((await truth()).all, before.all + 1);
+        assert.equal(await foldZaakCounts(knex), 1);
+        assert.equal(Number((await knex('zaak_count').whereNot('stripe', FOLDED_STRIPE).count({ n: '*' }))[0].n), 0);
+        await assertCounts('after folding a held row');
+      });
+    }
 
     it('counts writes from many connections at once, and an emptied table', async () => {
       await Promise.all(Array.from({ length: 20 }, (_, i) => create({ vertrouwelijkheidaanduiding: i % 2 ? 'openbaar' : 'vertrouwelijk' })));

@@ -17,7 +17,7 @@ interface ConnectingClient {
 }
 
 /** Options of the statement-batching connection (`PREPARED`, `DEFERRED_WRITE`). */
-type BatchingOptions = { prepare?: boolean; deferredWrite?: boolean };
+type BatchingOptions = { prepare?: boolean | 'page'; deferredWrite?: boolean };
 
 /** Ids for the query events, unique in the process like knex's own. */
 let sequence = 0;

@@ -28,21 +28,32 @@ export const DEFERRED_WRITE = Object.freeze({ deferredWrite: true });
  * plan once, named after its exact text: for statements whose text takes few shapes (an insert by its
  * columns), where naming them by hand could give one name two texts.
  */
-export const PREPARED = Object.freeze({ prepare: true });
+export const PREPARED = Object.freeze({ prepare: true as const });
 
-/** Names given to `PREPARED` statements, by their text. */
-const preparedNames = new Map<string, string>();
 /**
- * Beyond this many texts (an insert takes one per set of columns a client sends, a list page one per
- * application), the rest go unnamed: each name can become a plan kept in every connection on the server.
+ * `PREPARED`, for a list page's statement: named from a budget of its own, so pages (up to 11 texts
+ * per application) cannot use up the names of the inserts and reads.
+ */
+export const PREPARED_PAGE = Object.freeze({ prepare: 'page' as const });
+
+/** Which budget a prepared statement's name comes from. */
+export type PreparedBudget = 'statement' | 'page';
+
+/** Names given to `PREPARED` statements, by their text, per budget. */
+const preparedNames: Record<PreparedBudget, Map<string, string>> = { statement: new Map(), page: new Map() };
+/**
+ * Beyond this many texts (an insert takes one per set of columns a client sends, a list page up to
+ * 11 per application), the rest of a budget go unnamed: each name can become a plan kept in every
+ * connection on the server.
  */
 const MAX_PREPARED_NAMES = 200;
 
 /** The name of a `PREPARED` statement: a hash of its text, so also another process's name is of the same text. */
-export function preparedName(text: string): string | undefined {
-  let name = preparedNames.get(text);
-  if (!name && preparedNames.size < MAX_PREPARED_NAMES) {
-    preparedNames.set(text, (name = `zaakregister_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+export function preparedName(text: string, budget: PreparedBudget = 'statement'): string | undefined {
+  const names = preparedNames[budget];
+  let name = names.get(text);
+  if (!name && names.size < MAX_PREPARED_NAMES) {
+    names.set(text, (name = `zaakregister_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
   }
   return name;
 }
@@ -57,7 +68,7 @@ interface QueryConfig {
   values?: unknown[];
   /** A named (prepared) statement: pg parses it once per connection. */
   name?: string;
-  prepare?: boolean;
+  prepare?: boolean | 'page';
   deferredWrite?: boolean;
 }
 
@@ -204,7 +215,7 @@ export function batchStatements(connection: PgConnection): void {
 
   connection.query = function query(options: unknown, callback?: unknown): unknown {
     if (!isPlain(options, callback)) return sendAfterHeld(options, callback);
-    const named = options.prepare ? preparedName(options.text) : options.name;
+    const named = options.prepare ? preparedName(options.text, options.prepare === 'page' ? 'page' : 'statement') : options.name;
     const config = named === options.name && !renamed.has(named!) ? options : { ...options, name: renamed.get(named!) ?? named };
     const done = callback as Callback;
     const { text, values } = config;

@@ -18,6 +18,16 @@ export const COUNT_FOLD_INTERVAL_MS = 30_000;
  * Returns how many keys it folded into.
  */
 export async function foldZaakCounts(knex: Knex): Promise<number> {
+  return knex.transaction(async (tx) => {
+    // Not beside a TRUNCATE of zaak, whose trigger empties these rows: it would miss a row this fold
+    // adds. Waiting for one is bounded: a fold that cannot start soon is tried again later.
+    await tx.raw("set local lock_timeout = '2s'");
+    await tx.raw('lock table zaak in access share mode');
+    return foldRows(tx);
+  });
+}
+
+async function foldRows(knex: Knex.Transaction): Promise<number> {
   const { rows } = await knex.raw(
     `with folded as (
        delete from zaak_count

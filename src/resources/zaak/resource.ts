@@ -6,12 +6,12 @@ import { ProblemError, invalidParam, validationError, type InvalidParam } from '
 import { referenceError } from '../../remote/errors.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors, geometrySchema } from '../shared/geometry.js';
-import { limitToPage, literalOffset, paginated, paginatedSchema, paginationParameters, pageOf, type Page } from '../shared/pagination.js';
+import { PAGE_SIZE, limitToPage, literalOffset, paginated, paginatedSchema, paginationParameters, pageOf, type Page } from '../shared/pagination.js';
 import { ORDERING_COLUMNS, ORDERING_VALUES, zaakFilters, zaakSearchFilters, type ZaakFilter } from './filters.js';
 import { ownFields, renderZaak, zaakSummary } from './representation.js';
 import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
 import { directRows } from '../../storage/named-statement.js';
-import { PREPARED } from '../../storage/statement-batching.js';
+import { PREPARED, PREPARED_PAGE } from '../../storage/statement-batching.js';
 import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, authorizedZaaktypen, hasAnyScope, rankLiteral, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
@@ -314,10 +314,11 @@ const MERGED_ZAAKTYPEN = 50;
  */
 function mergedPageIds(db: Knex, authorized: Map<string, number>, page: Page): Knex.QueryBuilder {
   // Integers literal, as in `limitToPage`: only the zaaktypen are bound.
-  const walkLimit = literalOffset(page) ? String(page.offset + page.size) : '?';
+  const literal = page.size === PAGE_SIZE;
+  const walkLimit = literal && literalOffset(page) ? String(page.offset + page.size) : '?';
   const walks = Array.from(authorized.values(), (rank) => `(select id from zaak where zaaktype = ? and vertrouwelijkheid_rank <= ${rankLiteral(rank)} order by id limit ${walkLimit})`);
-  const bindings = [...authorized.keys()].flatMap((zaaktype) => (literalOffset(page) ? [zaaktype] : [zaaktype, page.offset + page.size]));
-  return limitToPage(db.select('id').from(db.raw(`(${walks.join(' union all ')}) as authorized`, bindings)).orderBy('id'), page, true);
+  const bindings = [...authorized.keys()].flatMap((zaaktype) => (walkLimit === '?' ? [zaaktype, page.offset + page.size] : [zaaktype]));
+  return limitToPage(db.select('id').from(db.raw(`(${walks.join(' union all ')}) as authorized`, bindings)).orderBy('id'), page, literal);
 }
 
 /**
@@ -335,10 +336,12 @@ function mergedCount(db: Knex, authorized: Map<string, number>): Knex.Raw {
  * ids with the zaak table: on a small table (10,000 zaken) PostgreSQL's cost model preferred hashing
  * the whole table to a hundred index lookups, 4 ms a page against 1.
  */
-function keysById(db: Knex, pageIds: Knex.QueryBuilder): Knex.QueryBuilder {
-  return db
+function keysById(db: Knex, pageIds: Knex.QueryBuilder, distinct: boolean): Knex.QueryBuilder {
+  const keys = db
     .from(pageIds.as('zaak'))
     .select('zaak.id', db.raw('(select z.uuid from zaak z where z.id = zaak.id) as uuid'), db.raw('(select r.revision from zaak_revision r where r.zaak_id = zaak.id) as revision'));
+  // A plugin's filter may join and repeat a zaak's id, which the page then lists once.
+  return distinct ? keys.distinct() : keys;
 }
 
 async function listPage(ctx: RequestContext, renderings: RenderingCache, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
@@ -363,9 +366,9 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     const pageIds = ids.slice(page.offset, page.offset + page.size);
     keys = await keysOf(db('zaak').whereIn('zaak.id', pageIds).orderBy('zaak.id'));
   } else {
-    // Lists filtered by authorization alone have a few SQL texts per application (see `limitToPage`):
-    // named, they are prepared once per connection. Filtered or reordered lists are not: clients
-    // cannot pile up statements.
+    // Lists filtered by authorization alone have a few SQL texts per application (see `limitToPage`;
+    // integers literal only in pages of the default size): named from a budget of their own, they are
+    // prepared once per connection. Filtered or reordered lists are not: clients cannot pile up statements.
     const prepared = ordering === undefined && filters.every((filter) => values[filter.name] === undefined);
     const authorized = prepared ? authorizedZaaktypen(ctx.principal) : undefined;
     let pageIds: Knex.QueryBuilder;
@@ -381,13 +384,13 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
       applyOrdering(pageIds, ordering);
       // Literal integers only where nothing else is bound: a generic plan of an authorization's
       // `zaaktype in (...)` builds that list anew for every row, a custom plan once, hashed.
-      limitToPage(pageIds, page, prepared && !authorized);
+      limitToPage(pageIds, page, prepared && !authorized && page.size === PAGE_SIZE);
       total = countQuery(ctx, filters, values).as('total');
     }
     // One statement: the count rides along as a column (computed once), so a page is one round trip.
-    const pageQuery = ordering === undefined ? keysById(db, pageIds).select(total) : keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(total);
+    const pageQuery = ordering === undefined ? keysById(db, pageIds, added.length > 0).select(total) : keysOf(db('zaak').whereIn('zaak.id', pageIds)).select(total);
     applyOrdering(pageQuery, ordering);
-    const rows = (prepared ? await directRows(db, pageQuery, PREPARED) : await pageQuery) as (ZaakKey & { total: string | number })[];
+    const rows = (prepared ? await directRows(db, pageQuery, PREPARED_PAGE) : await pageQuery) as (ZaakKey & { total: string | number })[];
     // A page past the end has no row to carry the count.
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
     keys = rows;
