@@ -14,7 +14,7 @@ export const COUNT_FOLD_INTERVAL_MS = 30_000;
  * 0.2–0.3 ms of a superuser's page, and for an application with ten zaaktypen ten index scans of up
  * to 16 rows each, 0.7 ms, more than its page's walks. Rows a writer holds are skipped (its
  * transaction may still change them) and folded next time. No writer writes the folded stripe, so a
- * fold never waits for a writer; a writer waits for a fold only as long as its one statement.
+ * fold never waits for a writer; a writer waits for a fold only as long as its short transaction.
  * Returns how many keys it folded into.
  */
 export async function foldZaakCounts(knex: Knex): Promise<number> {
