@@ -152,5 +152,19 @@ for (const backend of BACKENDS) {
       assert.equal(changed!.body.omschrijving, 'anders');
       assert.deepEqual(stale.map((statement) => /rel_status/.test(statement)), [false, true], stale.join('\n'));
     });
+
+    it('reads a zaak a page rendered from one narrow statement, and finds a page of them without looking up uuids', async () => {
+      const zaak = await post('/zaken', zaakInput({ startdatum: '2031-05-09' }));
+      const listed = await queriesDuring(() => get('/zaken?startdatum=2031-05-09'));
+      assert.equal(listed.length, 2, `the page's keys, then its zaken rendered: ${listed.join('\n')}`);
+      assert.doesNotMatch(listed[0], /uuid/, 'a page is found by ids and revisions alone');
+      // The page's rendering is found by the zaak's uuid: the read loads the revision alone.
+      let response: Awaited<ReturnType<typeof get>> | undefined;
+      const read = await queriesDuring(async () => (response = await get(`/zaken/${zaak.uuid}`)));
+      assert.equal(response!.status, 200, response!.text);
+      assert.equal(response!.body.url, zaak.url);
+      assert.equal(read.length, 1, read.join('\n'));
+      assert.doesNotMatch(read[0], /rel_status/);
+    });
   });
 }

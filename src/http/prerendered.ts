@@ -170,7 +170,7 @@ export function toPayload(body: unknown): Buffer {
  * Stored renderings by key, for the latest revision of each: bounded, evicting by second chance (an
  * entry used since it was last passed over is kept once more), close to least recently used without
  * reordering the map on every read of a page's hundred zaken.
- * A key is whatever the rendering depends on besides the revision (uuid and base URL).
+ * A key is whatever the rendering depends on besides the revision (the zaak and the base URL).
  */
 export class RenderingCache {
   private readonly entries = new Map<string, { revision: string; rendering: Rendering; used: boolean }>();

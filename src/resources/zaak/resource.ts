@@ -49,14 +49,42 @@ function render(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {
 /** How many renderings (zaak and base URL) this instance keeps: the pages and zaken read most. */
 const RENDERED_ZAKEN = 10_000;
 
-/** A stored rendering depends on the zaak's revision and the base URL it was rendered for. */
-const renderingKey = (baseUrl: string, uuid: string) => `${baseUrl} ${uuid}`;
+/**
+ * A stored rendering depends on the zaak's revision and the base URL it was rendered for. Keyed by
+ * the zaak's id, which a page has from its index walk: a page's statement then needs no lookup of
+ * each zaak's uuid (a hundred index scans, 0.3 ms a page at 1M zaken).
+ */
+const renderingKey = (baseUrl: string, id: number) => `${baseUrl} ${id}`;
 
 /** What a page or a read names of each zaak: enough to find its stored rendering. */
 interface ZaakKey {
   id: number;
-  uuid: string;
   revision?: unknown;
+}
+
+/**
+ * The ids of zaken whose renderings were stored, by uuid (neither ever changes): a detail read knows
+ * only the uuid, and a rendering to look up is what lets it load the revision alone. A hint, bounded
+ * as the renderings are: a wrong or missing one costs a statement, never a wrong answer.
+ */
+class ZaakIds {
+  private readonly ids = new Map<string, number>();
+  constructor(private readonly maxEntries: number) {}
+  get(uuid: string): number | undefined {
+    return this.ids.get(uuid);
+  }
+  set(uuid: string, id: number): void {
+    if (this.ids.get(uuid) === id) return;
+    this.ids.delete(uuid);
+    if (this.ids.size >= this.maxEntries) this.ids.delete(this.ids.keys().next().value!);
+    this.ids.set(uuid, id);
+  }
+}
+
+/** What an instance keeps of the zaken it rendered. */
+interface Rendered {
+  renderings: RenderingCache;
+  ids: ZaakIds;
 }
 
 /**
@@ -66,13 +94,13 @@ interface ZaakKey {
  * never their fields, and what plugins change per request (CRS, expand, API version) they change on
  * the copy, which is then serialized anew.
  */
-async function renderedZaken(db: Knex, renderings: RenderingCache, ctx: RequestContext, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
+async function renderedZaken(db: Knex, { renderings, ids }: Rendered, ctx: RequestContext, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
   const baseUrl = ctx.baseUrl;
-  const keyOf = (uuid: string) => renderingKey(baseUrl, uuid);
+  const keyOf = (id: number) => renderingKey(baseUrl, id);
   const found = new Map<number, Rendering>();
   const missing: number[] = [];
   for (const key of keys) {
-    const stored = key.revision == null ? undefined : renderings.get(keyOf(key.uuid), String(key.revision));
+    const stored = key.revision == null ? undefined : renderings.get(keyOf(key.id), String(key.revision));
     if (stored) found.set(key.id, stored);
     else missing.push(key.id);
   }
@@ -88,7 +116,10 @@ async function renderedZaken(db: Knex, renderings: RenderingCache, ctx: RequestC
     for (const row of rows) {
       const rendering = renderingOf(renderZaak(row, relations, baseUrl));
       found.set(row.id, rendering);
-      if (row.revision != null) renderings.set(keyOf(row.uuid), String(row.revision), rendering);
+      if (row.revision != null) {
+        renderings.set(keyOf(row.id), String(row.revision), rendering);
+        ids.set(row.uuid, row.id);
+      }
     }
   }
   // A zaak removed between the two statements is left out.
@@ -122,12 +153,13 @@ async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRo
  * changed since its rendering two. Either way `execute` sends what was loaded and authorized here,
  * never a revision read after it (the rendering may be replaced or evicted in between).
  */
-async function loadForRead(ctx: RequestContext, renderings: RenderingCache): Promise<void> {
-  const key = renderingKey(ctx.baseUrl, ctx.params.uuid);
-  if (renderings.has(key)) {
+async function loadForRead(ctx: RequestContext, { renderings, ids }: Rendered): Promise<void> {
+  const id = ids.get(ctx.params.uuid);
+  if (id !== undefined && renderings.has(renderingKey(ctx.baseUrl, id))) {
     const found = await findZaakKey(ctx.registry.storage.knex, ctx.params.uuid);
     if (!found) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-    const rendering = found.revision == null ? undefined : renderings.get(key, String(found.revision));
+    // The id the database answers, not the hint's: the rendering must be of this row.
+    const rendering = found.revision == null ? undefined : renderings.get(renderingKey(ctx.baseUrl, found.id), String(found.revision));
     if (rendering) {
       ctx.zaak = ownFields(rendering.fields);
       ctx.zaakRevision = String(found.revision);
@@ -322,13 +354,19 @@ function mergedPageIds(db: Knex, authorized: Map<string, number>, page: Page): K
 }
 
 /**
- * The count of the merged list, as its `total` column: per zaaktype from the counter rows' primary
- * key. Not `zaaktype in (...)` as `countQuery` has it: in the generic plan the merged page statement
- * gets (see `limitToPage`), that list is built anew for each of the counter rows it is matched with.
+ * The count of the merged list, as its `total` column: per confidentiality level one scan of the
+ * counter rows' primary key for an array of zaaktypen, bound as one parameter. Not `zaaktype in
+ * (...)` as `countQuery` has it: in the generic plan the merged page statement gets (see
+ * `limitToPage`), that list is built anew for each of the counter rows it is matched with; an array
+ * in an index condition is read once per scan. (One subquery per zaaktype cost ten scans, 0.25 ms of
+ * a ten-zaaktype page.)
  */
 function mergedCount(db: Knex, authorized: Map<string, number>): Knex.Raw {
-  const counts = Array.from(authorized.values(), (rank) => `(select coalesce(sum(n), 0) from zaak_count where zaaktype = ? and vertrouwelijkheid_rank <= ${rankLiteral(rank)})`);
-  return db.raw(`(${counts.join(' + ')})::bigint as total`, [...authorized.keys()]);
+  const byRank = new Map<number, string[]>();
+  for (const [zaaktype, rank] of authorized) byRank.set(rank, [...(byRank.get(rank) ?? []), zaaktype]);
+  const ranks = [...byRank.keys()].sort((a, b) => a - b);
+  const counts = ranks.map((rank) => `(select coalesce(sum(n), 0) from zaak_count where zaaktype = any(?::text[]) and vertrouwelijkheid_rank <= ${rankLiteral(rank)})`);
+  return db.raw(`(${counts.join(' + ')})::bigint as total`, ranks.map((rank) => byRank.get(rank)!));
 }
 
 /**
@@ -339,12 +377,12 @@ function mergedCount(db: Knex, authorized: Map<string, number>): Knex.Raw {
 function keysById(db: Knex, pageIds: Knex.QueryBuilder, distinct: boolean): Knex.QueryBuilder {
   const keys = db
     .from(pageIds.as('zaak'))
-    .select('zaak.id', db.raw('(select z.uuid from zaak z where z.id = zaak.id) as uuid'), db.raw('(select r.revision from zaak_revision r where r.zaak_id = zaak.id) as revision'));
+    .select('zaak.id', db.raw('(select r.revision from zaak_revision r where r.zaak_id = zaak.id) as revision'));
   // A plugin's filter may join and repeat a zaak's id, which the page then lists once.
   return distinct ? keys.distinct() : keys;
 }
 
-async function listPage(ctx: RequestContext, renderings: RenderingCache, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
+async function listPage(ctx: RequestContext, rendered: Rendered, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
   const db = ctx.registry.storage.knex;
   const added = parameterFilters(ctx);
   const filters = [...listFilters, ...added];
@@ -352,9 +390,9 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
   const page = pageOf(ctx);
   // `?ordering=` with no value is the default order: it gets the default order's statements too.
   const ordering = (values.ordering as string[] | undefined)?.length ? (values.ordering as string[]) : undefined;
-  /** The page's zaken by id, uuid and revision: their renderings are looked up before any row is read. */
+  /** The page's zaken by id and revision: their renderings are looked up before any row is read. */
   const keysOf = (query: Knex.QueryBuilder) =>
-    query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select('zaak.id', 'zaak.uuid', { revision: 'zaak_revision.revision' });
+    query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select('zaak.id', { revision: 'zaak_revision.revision' });
   let count: number;
   let keys: ZaakKey[];
   if (values.zaakgeometrie) {
@@ -395,7 +433,7 @@ async function listPage(ctx: RequestContext, renderings: RenderingCache, listFil
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
     keys = rows;
   }
-  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, renderings, ctx, keys));
+  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, rendered, ctx, keys));
 }
 
 const searchSchema = {
@@ -422,7 +460,7 @@ export const zaakOpenApi: OpenApiFragment = {
  * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it.
  */
 export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
-  const renderings = new RenderingCache(RENDERED_ZAKEN);
+  const rendered: Rendered = { renderings: new RenderingCache(RENDERED_ZAKEN), ids: new ZaakIds(RENDERED_ZAKEN) };
   return [
     {
       id: 'zaak_list',
@@ -433,7 +471,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       write: false,
       scopes: ['zaken.lezen'],
       queryParameters: [...zaakFilters, orderingParameter, ...paginationParameters],
-      execute: (ctx) => listPage(ctx, renderings, zaakFilters, ctx.query),
+      execute: (ctx) => listPage(ctx, rendered, zaakFilters, ctx.query),
       openapi: { summary: 'Alle ZAAKen opvragen.', tags: TAG, successStatus: 200, responseSchema: paginatedSchema(ref) },
     },
     {
@@ -488,7 +526,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
           if (errors.length) throw validationError(errors);
         }
       },
-      execute: (ctx) => listPage(ctx, renderings, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
+      execute: (ctx) => listPage(ctx, rendered, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
       openapi: {
         summary: 'Voer een (geo)-zoekopdracht uit op ZAAKen.',
         tags: TAG,
@@ -505,11 +543,11 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       action: 'retrieve',
       write: false,
       scopes: ['zaken.lezen'],
-      load: (ctx) => loadForRead(ctx, renderings),
+      load: (ctx) => loadForRead(ctx, rendered),
       async execute(ctx) {
         const held = loadedRenderings.get(ctx);
         const row = loadedRows.get(ctx)!;
-        const [zaak] = held ? [handOut(held)] : await renderedZaken(ctx.registry.storage.knex, renderings, ctx, [row], [row]);
+        const [zaak] = held ? [handOut(held)] : await renderedZaken(ctx.registry.storage.knex, rendered, ctx, [row], [row]);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.current = zaak;
         ctx.response.body = zaak;
