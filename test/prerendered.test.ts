@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { RenderingCache, handOut, renderingOf, toJson, toPayload } from '../src/http/prerendered.js';
+import { RenderingCache, handOut, payloadPieces, renderingOf, toJson, toPayload } from '../src/http/prerendered.js';
 
 describe('stored renderings handed out as copy-on-write views', () => {
   const representation = () => ({ url: 'http://x/zaken/1', omschrijving: 'een', verlenging: { reden: '', duur: null }, rollen: ['http://x/rollen/1'] });
@@ -40,6 +40,18 @@ describe('stored renderings handed out as copy-on-write views', () => {
     const bodies = [handOut(rendering), changed, { count: 3, next: 'http://x/?page=2', previous: null, results: [handOut(rendering), changed, handOut(rendering)] }, { results: [] }, 'text'];
     for (const body of bodies) assert.deepEqual(toPayload(body), Buffer.from(toJson(body)), JSON.stringify(body));
     assert.equal(JSON.parse(toPayload(bodies[2]).toString()).results[0].omschrijving, 'één zaak — 𝄞');
+  });
+
+  it('writes a page as its pieces: the envelope around each unchanged zaak\'s own stored bytes, never copied', () => {
+    const renderings = [renderingOf(representation()), renderingOf({ ...representation(), omschrijving: 'twee' })];
+    const changed = handOut(renderings[0]);
+    changed.omschrijving = 'drie';
+    const page = { count: 3, next: null, previous: null, results: [handOut(renderings[0]), handOut(renderings[1]), changed] };
+    const pieces = payloadPieces(page);
+    assert.deepEqual(Buffer.concat(pieces), toPayload(page));
+    assert.equal(pieces.filter((piece) => piece === renderings[0].bytes).length, 1, 'the first zaak is its stored Buffer itself');
+    assert.equal(pieces.filter((piece) => piece === renderings[1].bytes).length, 1);
+    assert.deepEqual(payloadPieces(handOut(renderings[1])), [renderings[1].bytes]);
   });
 
   it('sends an unchanged view as its rendering\'s own bytes, every time, and a Buffer body (serialized by a hook) as it is', () => {

@@ -12,7 +12,7 @@ import type { RunningOperations } from '../ops/shutdown.js';
 import { problemResponse } from './problem-response.js';
 import { queryParameters } from './query.js';
 import { receivedBody } from './json-body.js';
-import { toPayload } from './prerendered.js';
+import { payloadPieces } from './prerendered.js';
 
 
 /** Converts one raw query value by the parameter's schema (comma lists, booleans, integers). */
@@ -82,16 +82,20 @@ function parseBody(operation: Operation, req: Request, strictNulls: boolean): Re
  */
 function send(res: Response, response: ResponseState): void {
   const empty = response.body === undefined || response.status === 204 || response.status === 304;
-  const payload = empty ? undefined : toPayload(response.body);
+  const pieces = empty ? undefined : payloadPieces(response.body);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.status(response.status);
-  if (!payload) {
+  if (!pieces) {
     res.end();
     return;
   }
   if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', payload.length);
-  res.end(payload);
+  res.setHeader('content-length', pieces.reduce((length, piece) => length + piece.length, 0));
+  // Corked: the headers and all pieces leave in one writev, as one buffer would.
+  res.cork();
+  for (let i = 0; i < pieces.length - 1; i++) res.write(pieces[i]);
+  res.end(pieces[pieces.length - 1]);
+  res.uncork();
 }
 
 /** zrc-006: the operation's scopes for the zaken it acts on; `authorize` hooks may refuse more. */
