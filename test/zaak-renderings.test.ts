@@ -5,6 +5,7 @@ import { BACKENDS } from './helpers/backends.js';
 import { requestGate } from './helpers/gate.js';
 import { statementsDuring } from './helpers/statements.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { findZaakKey } from '../src/resources/zaak/repository.js';
 
 /**
  * Zaken are rendered once per revision and base URL and reused by pages and detail reads: whatever
@@ -151,6 +152,36 @@ for (const backend of BACKENDS) {
       const stale = await queriesDuring(async () => (changed = await get(`/zaken/${zaak.uuid}`)));
       assert.equal(changed!.body.omschrijving, 'anders');
       assert.deepEqual(stale.map((statement) => /rel_status/.test(statement)), [false, true], stale.join('\n'));
+    });
+
+    it('reads the keys of zaken read in one turn of the event loop with one statement, each read its own', async () => {
+      const [a, b] = [await post('/zaken', zaakInput()), await post('/zaken', zaakInput())];
+      const knex = api.registry.services.storage.knex;
+      const missing = '0b0b0b0b-0000-4000-8000-000000000000';
+      let keys: Awaited<ReturnType<typeof findZaakKey>>[] = [];
+      const together = await queriesDuring(async () => (keys = await Promise.all([a, b, a, { uuid: missing }].map((z) => findZaakKey(knex, z.uuid)))));
+      assert.equal(together.length, 1, together.join('\n'));
+      assert.match(together[0], /any\(/);
+      assert.deepEqual(keys.map((key) => key?.uuid), [a.uuid, b.uuid, a.uuid, undefined]);
+      assert.notEqual(keys[0]!.id, keys[1]!.id);
+      // Reads of later turns get statements of their own, and see what was committed in between.
+      const before = keys[0]!.revision;
+      assert.equal((await as('alles', `/zaken/${a.uuid}`, { method: 'PATCH', json: { omschrijving: 'later' } })).status, 200);
+      const alone = await queriesDuring(async () => (keys = [await findZaakKey(knex, a.uuid)]));
+      assert.equal(alone.length, 1);
+      assert.doesNotMatch(alone[0], /any\(/);
+      assert.notEqual(keys[0]!.revision, before);
+    });
+
+    it('answers concurrent reads of many zaken each with its own zaak', async () => {
+      const zaken = await Promise.all(Array.from({ length: 12 }, (_, i) => post('/zaken', zaakInput({ omschrijving: `samen ${i}` }))));
+      const reads = await Promise.all([...zaken, ...zaken].map((zaak) => get(`/zaken/${zaak.uuid}`)));
+      for (const [i, read] of reads.entries()) {
+        assert.equal(read.status, 200, read.text);
+        assert.equal(read.body.omschrijving, `samen ${i % 12}`);
+      }
+      const missing = await get('/zaken/0b0b0b0b-0000-4000-8000-000000000001');
+      assert.equal(missing.status, 404);
     });
 
     it('reads a zaak a page rendered from one narrow statement, and finds a page of them without looking up uuids', async () => {
