@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { compactVerify } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RemoteError, httpCatalog, staticCatalog } from '../src/index.js';
@@ -79,6 +80,20 @@ describe('catalog clients', () => {
       assert.equal(claims.client_id, 'zaakregister');
       assert.equal(claims.iss, 'zaakregister');
       assert.equal(typeof claims.iat, 'number');
+    });
+
+    it('signs one token per host for a minute: later calls reuse it', async () => {
+      const host = new URL(remote.base).host;
+      const client = catalog({ credentials: { [host]: { clientId: 'zaakregister', secret: 'geheim' } } });
+      const sent = remote.authorization.length;
+      await client.get('statustype', `${remote.base}/statustypen/9`);
+      // Past the next whole second: a token signed anew would carry another `iat`.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await client.get('statustype', `${remote.base}/statustypen/10`);
+      const [first, second] = remote.authorization.slice(sent);
+      assert.ok(first?.startsWith('Bearer '), String(first));
+      assert.equal(second, first);
+      await compactVerify(first.replace('Bearer ', ''), new TextEncoder().encode('geheim'));
     });
   });
 

@@ -13,6 +13,7 @@ import {
   type Storage,
 } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
+import { roundTripsDuring } from './helpers/statements.js';
 import { eventually as waitFor } from './helpers/eventually.js';
 import { testCatalog } from './helpers/registry.js';
 import { answer, listenWithModes, type ModalServer, type RecordedRequest } from './helpers/zgw-servers.js';
@@ -210,6 +211,22 @@ for (const backend of BACKENDS) {
         { pending: 0, failed: 0, inFlight: 0, delivered: 1, failedAttempts: 0, gaveUp: 0 },
       );
     });
+
+    if (backend.name === 'PostgreSQL') {
+      it("records a delivery's outcome in one round trip, committed without waiting for the WAL flush", async () => {
+        const requests: RecordedRequest[] = [];
+        const server = await target(requests);
+        const registry = await start([deliveries([])]);
+        const sent = await roundTripsDuring(async () => {
+          await enqueue(registry, { kind: KIND, target: server.host, key: 'one-trip', payload: { n: 1 } });
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        });
+        const outcome = sent.filter((text) => /delete from "outbox"/i.test(text));
+        assert.equal(outcome.length, 1, sent.join('\n---\n'));
+        assert.match(outcome[0], /^BEGIN[\s\S]*set local synchronous_commit = off[\s\S]*delete from "outbox"[\s\S]*COMMIT;?$/i);
+        assert.equal(requests.length, 1);
+      });
+    }
 
     for (const [mode, what] of [
       ['error', 'answers 500'],

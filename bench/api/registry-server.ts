@@ -1,16 +1,21 @@
 /**
  * The registry under test, in a process of its own: the standard preset, ZGW JWT authentication,
- * the benchmark's static catalog. `DATABASE` names the storage; it prints `ready <port>`.
+ * the benchmark's static catalog. `DATABASE` names the storage; with `NOTIFICATIES_URL` it also
+ * publishes notifications there (an outbox row per change, delivered after commit). It prints
+ * `ready <port>`.
  */
 import type { AddressInfo } from 'node:net';
-import { consoleLogger, createRegistry, staticAuthorizations, staticCatalog } from '../../src/index.js';
-import { APPLICATIONS, CLIENTS, benchCatalog } from './world.js';
+import { consoleLogger, createRegistry, notifications, staticAuthorizations, staticCatalog } from '../../src/index.js';
+import { APPLICATIONS, CLIENTS, SECRET, benchCatalog } from './world.js';
+
+const notificaties = process.env.NOTIFICATIES_URL;
 
 const registry = await createRegistry({
   storage: process.env.DATABASE!,
   catalog: staticCatalog(benchCatalog()),
   authorization: { clients: CLIENTS, source: staticAuthorizations(APPLICATIONS), maxAgeSeconds: 24 * 3600 },
   logger: consoleLogger('warn'),
+  plugins: notificaties ? [notifications({ url: notificaties, auth: { clientId: 'bench-nrc', secret: SECRET }, registerKanaal: false })] : [],
 });
 const server = await registry.listen(0, '127.0.0.1');
 console.log(`ready ${(server.address() as AddressInfo).port}`);

@@ -42,8 +42,11 @@ const log = (line: string) => console.error(line);
 
 interface Scenario {
   name: string;
-  /** Which server: the registry, the bare baseline, or the ceiling (pre-rendered JSON pages). */
-  target: 'registry' | 'baseline' | 'ceiling';
+  /**
+   * Which server: the registry, the registry that publishes notifications (`notifying`), the bare
+   * baseline, or the ceiling (pre-rendered JSON pages).
+   */
+  target: 'registry' | 'notifying' | 'baseline' | 'ceiling';
   /** The baseline scenario it is compared with; of several, the fastest at the same connections. */
   baseline?: string | string[];
   requests: autocannon.Request[];
@@ -137,6 +140,7 @@ async function reset(database: string): Promise<void> {
     await knex('zaak').whereNot('identificatie', 'like', 'BENCH-%').delete();
     await knex('status').where('datum_status_gezet', '>=', '2026-01-01').delete();
     await knex('audittrail').delete();
+    await knex('outbox').delete();
     // index_cleanup: below 2% of pages with dead rows PostgreSQL skips the indexes and leaves those
     // pages not all-visible, so the index-only scans of the reads would visit the rows again.
     await knex.raw('vacuum (index_cleanup on, analyze)');
@@ -165,8 +169,8 @@ process.once('exit', () => {
   for (const child of started) child.kill('SIGTERM');
 });
 
-function start(script: string, database: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, DATABASE: database }, stdio: ['ignore', 'pipe', 'inherit'] });
+function start(script: string, database: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, DATABASE: database }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return new Promise((resolve, reject) => {
@@ -320,6 +324,15 @@ async function scenarios(sample: { uuid: string; zaaktype: string }[], registryB
       headers: alles,
     },
     {
+      // What a registry that publishes notifications does: an outbox row in each write's transaction,
+      // delivered after commit to a Notificaties API (bench/api/notificaties-server.ts, on the same cores).
+      name: 'POST /zaken, notifying (outbox row, delivered)',
+      target: 'notifying',
+      baseline: 'baseline: insert one',
+      requests: Array.from({ length: 100 }, (_, i) => ({ method: 'POST', path: '/zaken/api/v1/zaken', ...json(zaakBody(i)), headers: { ...alles, 'content-type': 'application/json' } })),
+      headers: alles,
+    },
+    {
       name: 'POST /statussen',
       target: 'registry',
       baseline: 'baseline: insert one',
@@ -384,23 +397,27 @@ for (const size of sizes) {
   const { database, seeded } = await prepare(size);
   const sample = await sampleZaken(database, size);
   const registry = await start('bench/api/registry-server.ts', database);
+  const notificaties = backend === 'postgres' ? await start('bench/api/notificaties-server.ts', database) : undefined;
+  const notifying = notificaties ? await start('bench/api/registry-server.ts', database, { NOTIFICATIES_URL: `${notificaties.base}/api/v1` }) : undefined;
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
   const ceiling = backend === 'postgres' ? await start('bench/api/ceiling-server.ts', database) : undefined;
   const rounds: Measurement[][] = [];
   let rss: number | undefined;
+  let delivered: number | undefined;
   try {
     // Every registry path compiled before any cell is measured: the first cell measured ran at half
     // the rate of the same cell later in the run, while the bare servers have one path each.
     for (const scenario of await scenarios(sample, registry.base)) {
-      if (scenario.target === 'registry') await autocannon({ url: registry.base, connections: 4, duration: warmup, requests: scenario.requests, headers: scenario.headers });
+      const warmed = { registry, notifying }[scenario.target as 'registry' | 'notifying'];
+      if (warmed) await autocannon({ url: warmed.base, connections: 4, duration: warmup, requests: scenario.requests, headers: scenario.headers });
     }
     for (let round = 1; round <= roundCount; round++) {
       // Every round from the seeded state, its ETags and statuses made anew.
       await reset(database);
       const measured: Measurement[] = [];
       for (const scenario of await scenarios(sample, registry.base)) {
-        if (values.only && !scenario.name.includes(values.only) && scenario.target === 'registry') continue;
-        const server = { registry, baseline, ceiling }[scenario.target];
+        if (values.only && !scenario.name.includes(values.only) && (scenario.target === 'registry' || scenario.target === 'notifying')) continue;
+        const server = { registry, notifying, baseline, ceiling }[scenario.target];
         if (!server) continue;
         for (const connections of connectionCounts) {
           const m = await measure(server, scenario, connections);
@@ -411,19 +428,27 @@ for (const size of sizes) {
       rounds.push(measured);
     }
     rss = residentMegabytes(registry.child.pid!);
+    if (notificaties) {
+      delivered = Number(await (await fetch(`${notificaties.base}/received`)).text());
+      const measuredNotifying = rounds.some((round) => round.some((m) => m.target === 'notifying'));
+      if (measuredNotifying && !delivered) throw new Error('the notifying registry delivered no notification: its row measured writes that publish nothing');
+    }
   } finally {
     await stop(registry.child);
+    if (notifying) await stop(notifying.child);
+    if (notificaties) await stop(notificaties.child);
     if (baseline) await stop(baseline.child);
     if (ceiling) await stop(ceiling.child);
   }
   const header = `### ${size.toLocaleString('en')} zaken, ${facts.database}, ${facts.cores} cores (${facts.cpu}), Node ${facts.node}, ${duration} s per cell`;
   const seedLine = seeded ? `\nSeeded ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s (${seeded.rowsPerSecond.toLocaleString('en')} rows/s).\n` : '';
   const rssLine = rss === undefined ? '' : `\nRegistry RSS after all scenarios (mixed reads and writes): ${rss} MB.\n`;
+  const deliveredLine = delivered === undefined ? '' : `\nNotifications the notifying registry delivered: ${delivered.toLocaleString('en')}.\n`;
   const measurements = medians(rounds);
   const roundsLine = roundCount > 1 ? `\nEach cell the round of median throughput of ${roundCount} rounds (servers kept, data reset between rounds).\n` : '';
-  const markdown = `${header}\n${seedLine}${roundsLine}\n${table(measurements)}\n${rssLine}`;
+  const markdown = `${header}\n${seedLine}${roundsLine}\n${table(measurements)}\n${rssLine}${deliveredLine}`;
   console.log(`\n${markdown}`);
   const file = `bench/results/api-${backend}-${size}`;
   writeFileSync(`${file}.md`, markdown);
-  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements, rounds, registryRssMegabytes: rss }, null, 2));
+  writeFileSync(`${file}.json`, JSON.stringify({ size, backend, machine: facts, durationSeconds: duration, seeded, measurements, rounds, registryRssMegabytes: rss, notificationsDelivered: delivered }, null, 2));
 }

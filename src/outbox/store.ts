@@ -16,11 +16,12 @@ const TABLE = 'outbox';
 /**
  * The dispatcher's own bookkeeping (claims, outcomes) commits without waiting for the WAL flush: a
  * crash can lose only the last moments of it, which means a delivery made again (at-least-once), never
- * one lost. Enqueueing stays in the change's own, fully durable transaction.
+ * one lost. Enqueueing stays in the change's own, fully durable transaction. The setting travels with
+ * the transaction's first statement (a deferred write), so a delivery's outcome is one round trip.
  */
 async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   return knex.transaction(async (tx) => {
-    await tx.raw('set local synchronous_commit = off');
+    await tx.raw('set local synchronous_commit = off').options(DEFERRED_WRITE);
     return work(tx);
   });
 }
@@ -96,7 +97,8 @@ export function outboxStore(knex: Knex) {
 
     /** Delivered: the row goes. Only the claim holder may (a dispatcher whose lease ran out may not). */
     async complete(entry: ClaimedEntry): Promise<void> {
-      await bookkeeping(knex, (tx) => tx(TABLE).where({ id: entry.id, claim: entry.claim }).delete());
+      // Its count is not read: the delete travels with the COMMIT.
+      await bookkeeping(knex, (tx) => tx(TABLE).where({ id: entry.id, claim: entry.claim }).delete().options(DEFERRED_WRITE));
     },
 
     /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */

@@ -16,6 +16,8 @@ export class RemoteError extends Error {
   }
 }
 
+const TOKEN_REUSE_MS = 60_000;
+
 function hostKeys(url: URL): string[] {
   return [url.host.toLowerCase(), url.hostname.toLowerCase()];
 }
@@ -39,10 +41,23 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     return !!parsed && !parsed.username && !parsed.password && hostKeys(parsed).some((key) => allowed.has(key));
   }
 
+  /** Tokens by the credentials they were signed with, with when (ms). */
+  const tokens = new Map<RemoteCredentials, { token: Promise<string>; signedAt: number }>();
+
+  /**
+   * A token is reused for up to `TOKEN_REUSE_MS`: signing one per call cost a tenth of a notification's
+   * delivery, and its `iat` stays well within what ZGW APIs accept (Open Zaak: an hour, with leeway).
+   */
   async function authorization(url: URL): Promise<Record<string, string>> {
     const credentials = hostKeys(url).map((key) => options.credentials?.[key]).find(Boolean);
     if (!credentials) return {};
-    return { authorization: `Bearer ${await signZgwJwt(credentials.clientId, credentials.secret)}` };
+    let signed = tokens.get(credentials);
+    if (!signed || Date.now() - signed.signedAt > TOKEN_REUSE_MS) {
+      signed = { token: signZgwJwt(credentials.clientId, credentials.secret), signedAt: Date.now() };
+      tokens.set(credentials, signed);
+      signed.token.catch(() => tokens.delete(credentials));
+    }
+    return { authorization: `Bearer ${await signed.token}` };
   }
 
   async function readCapped(response: Response, url: string): Promise<string> {

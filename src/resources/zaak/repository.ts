@@ -228,7 +228,7 @@ type KeyWaiter = { resolve(key: ZaakKey | undefined): void; reject(error: unknow
 
 /** The key reads of one turn of the event loop, per database, by uuid. */
 const pendingKeyReads = new WeakMap<Knex, Map<string, KeyWaiter[]>>();
-/** Statements of more uuids would be planned for a longer array than reads usually bring. */
+/** A burst of reads goes as several statements on several connections, not one long one they all wait for. */
 const MAX_KEYS_PER_STATEMENT = 100;
 
 const keysStatement = (db: Knex) => (slot: string) =>
@@ -238,12 +238,15 @@ const keysStatement = (db: Knex) => (slot: string) =>
  * A zaak's key by its uuid. The key reads that arrive in one turn of the event loop go as one
  * statement: under concurrent reads, a statement per read (its round trip and the work pg and
  * PostgreSQL do per statement) was a third of a read's cost. Each read's statement is still sent
- * after the read arrived, so it sees every change committed before it; one read alone goes as before.
+ * after the read arrived, so it sees every change committed before it; a read alone goes as a
+ * statement of its own.
  */
 export function findZaakKey(db: Knex, uuid: string): Promise<ZaakKey | undefined> {
+  // As the database writes it, so that its answer is found by it.
+  uuid = uuid.toLowerCase();
   let pending = pendingKeyReads.get(db);
   if (!pending) {
-    const reads = (pending = new Map());
+    const reads = (pending = new Map<string, KeyWaiter[]>());
     pendingKeyReads.set(db, reads);
     setImmediate(() => {
       pendingKeyReads.delete(db);
@@ -259,23 +262,20 @@ export function findZaakKey(db: Knex, uuid: string): Promise<ZaakKey | undefined
 
 async function readKeys(db: Knex, reads: Map<string, KeyWaiter[]>): Promise<void> {
   const uuids = [...reads.keys()];
-  if (uuids.length === 1) {
-    const [waiters] = reads.values();
-    await firstByUuid<ZaakKey>(db, 'zaak_key_by_uuid', uuids[0], keysStatement(db)).then(
-      (key) => waiters.forEach((w) => w.resolve(key)),
-      (error) => waiters.forEach((w) => w.reject(error)),
-    );
-    return;
-  }
-  const statement = keysByUuidsStatement(db);
+  const chunks = Array.from({ length: Math.ceil(uuids.length / MAX_KEYS_PER_STATEMENT) }, (_, i) =>
+    uuids.slice(i * MAX_KEYS_PER_STATEMENT, (i + 1) * MAX_KEYS_PER_STATEMENT),
+  );
   await Promise.all(
-    Array.from({ length: Math.ceil(uuids.length / MAX_KEYS_PER_STATEMENT) }, async (_, i) => {
-      const chunk = uuids.slice(i * MAX_KEYS_PER_STATEMENT, (i + 1) * MAX_KEYS_PER_STATEMENT);
+    chunks.map(async (chunk) => {
       try {
-        const found = new Map((await namedRows<ZaakKey>(db, statement, [chunk])).map((key) => [key.uuid, key]));
-        for (const uuid of chunk) for (const w of reads.get(uuid)!) w.resolve(found.get(uuid));
+        const keys =
+          chunk.length === 1
+            ? [await firstByUuid<ZaakKey>(db, 'zaak_key_by_uuid', chunk[0], keysStatement(db))]
+            : await namedRows<ZaakKey>(db, keysByUuidsStatement(db), [chunk]);
+        const byUuid = new Map(keys.flatMap((key) => (key ? [[key.uuid, key] as const] : [])));
+        for (const uuid of chunk) for (const waiter of reads.get(uuid)!) waiter.resolve(byUuid.get(uuid));
       } catch (error) {
-        for (const uuid of chunk) for (const w of reads.get(uuid)!) w.reject(error);
+        for (const uuid of chunk) for (const waiter of reads.get(uuid)!) waiter.reject(error);
       }
     }),
   );
