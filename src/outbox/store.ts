@@ -17,7 +17,7 @@ const TABLE = 'outbox';
  * The dispatcher's own bookkeeping (claims, outcomes) commits without waiting for the WAL flush: a
  * crash can lose only the last moments of it, which means a delivery made again (at-least-once), never
  * one lost. Enqueueing stays in the change's own, fully durable transaction. The setting travels with
- * the transaction's first statement (a deferred write), so a delivery's outcome is one round trip.
+ * the transaction's first statement (a deferred write): recording a delivery made is one round trip.
  */
 async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   return knex.transaction(async (tx) => {

@@ -239,7 +239,7 @@ const keysStatement = (db: Knex) => (slot: string) =>
  * statement: under concurrent reads, a statement per read (its round trip and the work pg and
  * PostgreSQL do per statement) was a third of a read's cost. Each read's statement is still sent
  * after the read arrived, so it sees every change committed before it; a read alone goes as a
- * statement of its own.
+ * statement of its own. A shared statement is traced under the request that started the batch.
  */
 export function findZaakKey(db: Knex, uuid: string): Promise<ZaakKey | undefined> {
   // As the database writes it, so that its answer is found by it.
