@@ -94,6 +94,18 @@ describe('catalog clients', () => {
       assert.ok(first?.startsWith('Bearer '), String(first));
       assert.equal(second, first);
       await compactVerify(first.replace('Bearer ', ''), new TextEncoder().encode('geheim'));
+      // A minute on (the monotonic clock moved forward), the next call signs a fresh token.
+      const now = performance.now.bind(performance);
+      performance.now = () => now() + 61_000;
+      try {
+        await client.get('statustype', `${remote.base}/statustypen/11`);
+      } finally {
+        performance.now = now;
+      }
+      const third = remote.authorization.at(-1)!;
+      assert.notEqual(third, first);
+      const iat = (token: string) => JSON.parse(Buffer.from(token.replace('Bearer ', '').split('.')[1], 'base64url').toString()).iat;
+      assert.ok(iat(third) > iat(first), 'the fresh token carries a later iat');
     });
   });
 

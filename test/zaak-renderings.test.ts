@@ -164,6 +164,8 @@ for (const backend of BACKENDS) {
       assert.match(together[0], /any\(/);
       assert.deepEqual(keys.map((key) => key?.uuid), [a.uuid, b.uuid, a.uuid, undefined]);
       assert.notEqual(keys[0]!.id, keys[1]!.id);
+      // A uuid in capitals names the same zaak.
+      assert.equal((await findZaakKey(knex, a.uuid.toUpperCase()))?.id, keys[0]!.id);
       // Reads of later turns get statements of their own, and see what was committed in between.
       const before = keys[0]!.revision;
       assert.equal((await as('alles', `/zaken/${a.uuid}`, { method: 'PATCH', json: { omschrijving: 'later' } })).status, 200);
