@@ -648,6 +648,8 @@ export type DeliveryHandler = (delivery: OutboxDelivery) => Promise<void>;
 
 export interface DispatcherStats {
   inFlight: number;
+  /** Claimed by this instance: in flight, and claimed ahead waiting for a slot. */
+  claimed: number;
   /** Since start, in this instance. */
   delivered: number;
   failedAttempts: number;

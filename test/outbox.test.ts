@@ -13,7 +13,7 @@ import {
   type Storage,
 } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
-import { roundTripsDuring } from './helpers/statements.js';
+import { roundTripsDuring, statementsDuring } from './helpers/statements.js';
 import { eventually as waitFor } from './helpers/eventually.js';
 import { testCatalog } from './helpers/registry.js';
 import { answer, listenWithModes, type ModalServer, type RecordedRequest } from './helpers/zgw-servers.js';
@@ -487,6 +487,103 @@ for (const backend of BACKENDS) {
       assert.equal(maxActive.get(slow.host), 2);
       assert.ok(maxActive.get(fast.host)! <= 2, `fast target: ${maxActive.get(fast.host)} at once`);
       assert.ok(calls.every((c) => c.outcome === 'ok' && c.delivery.attempt === 1));
+    });
+
+    it('claims a backlog in batches ahead of its slots: a claim per half batch, not one per delivery', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const release = new Gate();
+      const calls: Call[] = [];
+      const handler: DeliveryHandler = async (delivery) => {
+        await release.wait();
+        await postDelivery(delivery);
+      };
+      // Two slots for the target: it holds 2 × 8 claimed, and claims again when 8 are left (no polls meanwhile).
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 2, concurrency: 4, timeoutMs: 10_000, leaseMs: 30_000, pollIntervalMs: 60_000 });
+      const total = 40;
+      await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+
+      await eventually(async () => {
+        const counts = await registry.outbox.counts();
+        assert.deepEqual({ inFlight: counts.inFlight, claimed: counts.claimed }, { inFlight: 2, claimed: 16 });
+      });
+      assert.equal(calls.length, 2, 'two started; the other claimed ones wait for a slot');
+      const claims = await statementsDuring(
+        storage.knex,
+        async () => {
+          release.open();
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        },
+        (sql) => /for update skip locked/i.test(sql),
+      );
+      // 24 left after the first batch: 3 claims of 8, and a last one finding none.
+      assert.ok(claims.length <= 6, `${claims.length} claims for ${total - 16} deliveries`);
+      assert.deepEqual(posted(requests).map((p) => p.id).sort((a, b) => a - b), [...new Set(posted(requests).map((p) => p.id))].sort((a, b) => a - b));
+      assert.equal(requests.length, total);
+      assert.ok(calls.every((c) => c.outcome === 'ok' && c.delivery.attempt === 1));
+      await eventually(async () => assert.equal((await registry.outbox.counts()).claimed, 0));
+    });
+
+    it('records deliveries that finish while an outcome is being written together, in one statement', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const release = new Gate();
+      const calls: Call[] = [];
+      // Delivered, then held: all of them finish at once when the gate opens.
+      let posted = 0;
+      const handler: DeliveryHandler = async (delivery) => {
+        await postDelivery(delivery);
+        posted++;
+        await release.wait();
+      };
+      const total = 12;
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: total, concurrency: total, timeoutMs: 10_000, leaseMs: 30_000 });
+      await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+      await eventually(() => assert.equal(posted, total));
+      const outcomes = await statementsDuring(
+        storage.knex,
+        async () => {
+          release.open();
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        },
+        (sql) => /^delete from "outbox"/i.test(sql),
+      );
+      assert.equal(requests.length, total);
+      // The first is recorded at once, the eleven that finish while it is being written in one statement.
+      assert.equal(outcomes.length, 2, outcomes.join('\n'));
+      assert.equal((await registry.outbox.counts()).delivered, total);
+    });
+
+    it('starts a delivery claimed ahead only while its lease has a full attempt left; one past that is released, not counted', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return 204;
+      });
+      const leaseLeft: number[] = [];
+      const calls: Call[] = [];
+      const handler: DeliveryHandler = async (delivery) => {
+        const { rows } = await storage.knex.raw('select extract(epoch from next_attempt_at - now()) * 1000 as left from outbox where id = ?', [delivery.id]);
+        leaseLeft.push(Number(rows[0].left));
+        await postDelivery(delivery);
+      };
+      // One slot, eight claimed at once, 150 ms each: the fifth would start past 500 ms of a 1 s lease.
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 5000, leaseMs: 1000 });
+      const total = 10;
+      const releases = await statementsDuring(
+        storage.knex,
+        async () => {
+          await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        },
+        (sql) => /^update "outbox" set "claim"/i.test(sql),
+      );
+      assert.ok(releases.length >= 1, 'claims held too long were released');
+      assert.equal(requests.length, total);
+      assert.equal(new Set(posted(requests).map((p) => p.id)).size, total, 'each delivered once');
+      assert.ok(calls.every((c) => c.outcome === 'ok' && c.delivery.attempt === 1), 'a released claim is not an attempt');
+      // Half the lease (the timeout is longer) was left when each started, less the claim's round trip.
+      assert.ok(Math.min(...leaseLeft) >= 400, `lease left at start: ${leaseLeft.join(', ')} ms`);
     });
 
     it('delivers every row exactly once with two dispatchers on one database', async () => {

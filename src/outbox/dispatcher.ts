@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { ClaimedEntry, OutboxStore } from './store.js';
+import type { Candidate, ClaimedEntry, OutboxStore } from './store.js';
 import { inRequestScope } from '../ops/request-scope.js';
 import { inSpan } from '../ops/tracing.js';
 import type { OutboxDelivery, DeliveryHandler, DispatcherStats } from '../plugin-types.js';
@@ -40,18 +40,39 @@ export interface DispatcherOptions {
 const SHUTDOWN = 'registry shutting down';
 
 /**
- * Delivers pending outbox rows in the background. Each pass claims as many due rows as it has free
- * slots (per instance and per target), runs their handlers, and records the outcome; it is woken by
- * commits that enqueue, by finished deliveries, and by a poll timer.
+ * Deliveries a dispatcher claims ahead per delivery slot (running or waiting for a slot): a claim is a
+ * transaction of its own, so taking a batch at once keeps it off each delivery's cost.
+ */
+const HELD_PER_SLOT = 8;
+/** A commit that finds the dispatcher caught up is delivered this much later, so one claim takes a burst of commits. */
+const LINGER_MS = 5;
+
+/** A claimed delivery waiting for a slot, with when its lease was asked for (this process's monotonic clock). */
+interface Held {
+  entry: ClaimedEntry;
+  leasedAt: number;
+}
+
+/**
+ * Delivers pending outbox rows in the background. It claims due rows in batches (up to
+ * `HELD_PER_SLOT` per slot, per instance and per target), starts them as slots free, and records each
+ * outcome; it claims again when a target's batch is half done, when a commit enqueues, and on a poll timer.
  */
 export class Dispatcher {
   private readonly inFlight = new Map<number, { target: string; done: Promise<void>; abort: AbortController }>();
-  private readonly perTarget = new Map<string, number>();
+  private readonly running = new Map<string, number>();
+  /** Claimed, waiting for a slot: per target, oldest first. */
+  private readonly waiting = new Map<string, Held[]>();
+  private waitingCount = 0;
+  private readonly releasing = new Set<Promise<void>>();
   private readonly stats = { delivered: 0, failedAttempts: 0, gaveUp: 0 };
   private readonly options: Required<Omit<DispatcherOptions, 'dispatch'>>;
   private timer: NodeJS.Timeout | undefined;
+  private lingering = false;
   private passing: Promise<void> | undefined;
   private again = false;
+  /** The last claim saw every due row (none left behind for busy targets): finished deliveries need not claim. */
+  private caughtUp = false;
   private started = false;
   private stopping = false;
 
@@ -81,7 +102,7 @@ export class Dispatcher {
     this.wake();
   }
 
-  /** Look for due deliveries soon (coalesced). */
+  /** Look for due deliveries now (coalesced with a look in progress). */
   wake(): void {
     if (!this.started || this.stopping) return;
     if (this.passing) {
@@ -90,30 +111,48 @@ export class Dispatcher {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.lingering = false;
     this.passing = this.pass().finally(() => {
       this.passing = undefined;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else this.schedule();
+      if (!this.again) return this.schedule(this.options.pollIntervalMs);
+      this.again = false;
+      if (this.caughtUp) this.schedule(LINGER_MS);
+      else this.wake();
     });
+  }
+
+  /** Deliveries to `targets` were committed: claim them soon, unless batches claimed already will claim again. */
+  committed(targets: string[]): void {
+    if (!this.started || this.stopping || this.lingering) return;
+    if (this.passing) {
+      this.again = true;
+    } else if (this.caughtUp) {
+      this.caughtUp = false;
+      this.schedule(LINGER_MS);
+    } else if (targets.some((target) => this.heldBy(target) <= this.refillAt())) {
+      this.wake();
+    }
   }
 
   /** Claims and starts what is due now, then waits until those deliveries are done (tests, CLI). */
   async deliverDue(): Promise<void> {
     await this.pass();
-    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    while (this.inFlight.size || this.releasing.size) await Promise.all([...[...this.inFlight.values()].map((f) => f.done), ...this.releasing]);
   }
 
   counters(): DispatcherStats {
-    return { inFlight: this.inFlight.size, ...this.stats };
+    return { inFlight: this.inFlight.size, claimed: this.inFlight.size + this.waitingCount, ...this.stats };
   }
 
-  /** Stops claiming, lets deliveries in flight finish within `drainMs`, then interrupts the rest (they stay due). */
+  /** Stops claiming, releases what waits for a slot, lets deliveries in flight finish within `drainMs`, then interrupts the rest (they stay due). */
   async stop(drainMs = this.options.timeoutMs): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
     await this.passing;
+    this.release([...this.waiting.values()].flat().map((held) => held.entry));
+    this.waiting.clear();
+    this.waitingCount = 0;
+    await Promise.all(this.releasing);
     const pending = [...this.inFlight.values()];
     if (!pending.length) return;
     let timer: NodeJS.Timeout | undefined;
@@ -124,59 +163,123 @@ export class Dispatcher {
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
   }
 
-  private schedule(): void {
-    if (this.stopping || this.timer) return;
+  /** Looks again after `ms`: a poll, or a short linger (which replaces a pending poll, never the reverse). */
+  private schedule(ms: number): void {
+    if (this.stopping) return;
+    const linger = ms < this.options.pollIntervalMs;
+    if (this.timer && (this.lingering || !linger)) return;
+    clearTimeout(this.timer);
+    this.lingering = linger;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.wake();
-    }, this.options.pollIntervalMs);
+    }, ms);
     this.timer.unref();
   }
 
+  private heldBy(target: string): number {
+    return (this.running.get(target) ?? 0) + (this.waiting.get(target)?.length ?? 0);
+  }
+
+  /** A target's batch is claimed again once this few of it are left. */
+  private refillAt(): number {
+    return (this.options.perTargetConcurrency * HELD_PER_SLOT) / 2;
+  }
+
   private async pass(): Promise<void> {
+    const perTarget = this.options.perTargetConcurrency * HELD_PER_SLOT;
     try {
       for (;;) {
-        const free = this.options.concurrency - this.inFlight.size;
-        if (free <= 0 || this.stopping) return;
-        const busyTargets = [...this.perTarget].filter(([, n]) => n >= this.options.perTargetConcurrency).map(([t]) => t);
-        const claimed = await this.store.claim({
+        const room = this.options.concurrency * HELD_PER_SLOT - this.inFlight.size - this.waitingCount;
+        if (room <= 0 || this.stopping) return;
+        const targets = new Set([...this.running.keys(), ...this.waiting.keys()]);
+        const busyTargets = [...targets].filter((target) => this.heldBy(target) >= perTarget);
+        const { claimed, seen, leasedAt } = await this.store.claim({
           kinds: [...this.handlers.keys()],
-          candidates: free * 4,
+          candidates: room,
           busyTargets,
+          held: [...this.inFlight.keys(), ...[...this.waiting.values()].flat().map((held) => held.entry.id)],
           leaseMs: this.options.leaseMs,
-          pick: (entries) => this.pick(entries, free),
+          pick: (entries) => this.pick(entries, room, perTarget),
         });
-        for (const entry of claimed) this.begin(entry);
-        if (claimed.length < free) return;
+        const full = seen === room;
+        this.caughtUp = !full && claimed.length === seen && !busyTargets.length;
+        for (const entry of claimed) {
+          const queue = this.waiting.get(entry.target) ?? [];
+          queue.push({ entry, leasedAt });
+          this.waiting.set(entry.target, queue);
+        }
+        this.waitingCount += claimed.length;
+        this.startWaiting();
+        // Candidates beyond these may be other targets' (these ones' were full).
+        if (!full || !claimed.length) return;
       }
     } catch (error) {
       this.log.error('outbox: claiming deliveries failed', { error: String(error) });
     }
   }
 
-  /** Up to `free` entries, at most the free slots of each target. */
-  private pick(entries: ClaimedEntry[], free: number): ClaimedEntry[] {
+  /** Up to `room` candidates, at most what each target may still hold. */
+  private pick(entries: Candidate[], room: number, perTarget: number): Candidate[] {
     const taken = new Map<string, number>();
-    const chosen: ClaimedEntry[] = [];
+    const chosen: Candidate[] = [];
     for (const entry of entries) {
-      if (chosen.length >= free) break;
-      const used = (this.perTarget.get(entry.target) ?? 0) + (taken.get(entry.target) ?? 0);
-      if (used >= this.options.perTargetConcurrency) continue;
+      if (chosen.length >= room) break;
+      const used = this.heldBy(entry.target) + (taken.get(entry.target) ?? 0);
+      if (used >= perTarget) continue;
       taken.set(entry.target, (taken.get(entry.target) ?? 0) + 1);
       chosen.push(entry);
     }
     return chosen;
   }
 
+  /**
+   * Starts waiting deliveries while slots are free, a target at a time in turn. One whose lease has
+   * not a full attempt left is released instead: past its lease another dispatcher may claim it.
+   */
+  private startWaiting(): void {
+    const startBy = this.options.leaseMs - Math.min(this.options.timeoutMs, this.options.leaseMs / 2);
+    const expired: ClaimedEntry[] = [];
+    let started = true;
+    while (started && !this.stopping && this.inFlight.size < this.options.concurrency && this.waitingCount) {
+      started = false;
+      for (const [target, queue] of this.waiting) {
+        if (this.inFlight.size >= this.options.concurrency) break;
+        if ((this.running.get(target) ?? 0) >= this.options.perTargetConcurrency) continue;
+        const held = queue.shift()!;
+        this.waitingCount--;
+        if (!queue.length) this.waiting.delete(target);
+        if (performance.now() - held.leasedAt > startBy) expired.push(held.entry);
+        else this.begin(held.entry);
+        started = true;
+      }
+    }
+    this.release(expired);
+  }
+
+  private release(entries: ClaimedEntry[]): void {
+    if (!entries.length) return;
+    const released: Promise<void> = this.store
+      .release(entries)
+      .catch((error: unknown) => this.log.error('outbox: releasing claimed deliveries failed; they are due again when their claims expire', { error: String(error) }))
+      .finally(() => {
+        this.releasing.delete(released);
+        this.wake();
+      });
+    this.releasing.add(released);
+  }
+
   private begin(entry: ClaimedEntry): void {
     const abort = new AbortController();
-    this.perTarget.set(entry.target, (this.perTarget.get(entry.target) ?? 0) + 1);
+    this.running.set(entry.target, (this.running.get(entry.target) ?? 0) + 1);
     const done = this.deliver(entry, abort).finally(() => {
       this.inFlight.delete(entry.id);
-      const left = (this.perTarget.get(entry.target) ?? 1) - 1;
-      if (left > 0) this.perTarget.set(entry.target, left);
-      else this.perTarget.delete(entry.target);
-      this.wake();
+      const left = (this.running.get(entry.target) ?? 1) - 1;
+      if (left > 0) this.running.set(entry.target, left);
+      else this.running.delete(entry.target);
+      this.startWaiting();
+      // A claim in progress refills anyway; none is needed when the last one saw every due row.
+      if (!this.passing && !this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
     });
     this.inFlight.set(entry.id, { target: entry.target, done, abort });
   }
@@ -209,7 +312,7 @@ export class Dispatcher {
 
   private async failed(entry: ClaimedEntry, error: unknown, shutdown: boolean): Promise<void> {
     try {
-      if (shutdown) return await this.store.release(entry);
+      if (shutdown) return await this.store.release([entry]);
       this.stats.failedAttempts++;
       const message = error instanceof Error ? error.message : String(error);
       const status = await this.store.fail(entry, {

@@ -22,8 +22,9 @@ export function createOutbox(knex: Knex, handlers: ReadonlyMap<string, DeliveryH
       await store.insert(db, list);
       // Deliver right after commit rather than at the next poll; nothing when it rolls back.
       const tx = db as Partial<Knex.Transaction>;
-      if (tx.isTransaction && tx.executionPromise) tx.executionPromise.then(() => dispatcher.wake(), () => undefined);
-      else dispatcher.wake();
+      const committed = () => dispatcher.committed(list.map((d) => d.target));
+      if (tx.isTransaction && tx.executionPromise) tx.executionPromise.then(committed, () => undefined);
+      else committed();
     },
     list: (selection) => store.list(selection),
     async retry(selection) {

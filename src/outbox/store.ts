@@ -11,6 +11,12 @@ export interface ClaimedEntry extends OutboxEntry {
   claim: string;
 }
 
+/** A due delivery a claim may take. */
+export interface Candidate {
+  id: number;
+  target: string;
+}
+
 const TABLE = 'outbox';
 
 /**
@@ -54,6 +60,43 @@ function select(db: Knex, selection: OutboxSelection): Knex.QueryBuilder {
   return query;
 }
 
+/**
+ * Records deliveries made: at once when nothing is being recorded, else together with the others
+ * that finished meanwhile, in one statement (a round trip per batch, not per delivery).
+ */
+function groupedCompletions(knex: Knex): (entry: ClaimedEntry) => Promise<void> {
+  let queued: { entry: ClaimedEntry; done(error?: unknown): void }[] = [];
+  let recording = false;
+  async function record(): Promise<void> {
+    recording = true;
+    while (queued.length) {
+      const batch = queued;
+      queued = [];
+      let failure: unknown;
+      try {
+        // Claim tokens are this dispatcher's own: a row claimed by another one since is left alone.
+        // The deletion's count is not read: it travels with the COMMIT.
+        await bookkeeping(knex, (tx) =>
+          tx(TABLE)
+            .whereIn('id', batch.map((c) => c.entry.id))
+            .whereIn('claim', [...new Set(batch.map((c) => c.entry.claim))])
+            .delete()
+            .options(DEFERRED_WRITE),
+        );
+      } catch (error) {
+        failure = error;
+      }
+      for (const completion of batch) completion.done(failure);
+    }
+    recording = false;
+  }
+  return (entry) =>
+    new Promise<void>((resolve, reject) => {
+      queued.push({ entry, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!recording) void record();
+    });
+}
+
 /** The outbox table's statements; every time is the database's `now()`, so instances agree. */
 export function outboxStore(knex: Knex) {
   return {
@@ -67,39 +110,43 @@ export function outboxStore(knex: Knex) {
     },
 
     /**
-     * Claims due deliveries of `kinds`: locks candidates with SKIP LOCKED (so concurrent dispatchers
-     * never claim the same row), lets `pick` choose among them (per-target limits), and leases the
-     * chosen ones for `leaseMs`. A delivery waits while an earlier one with its key is pending.
+     * Claims due deliveries of `kinds`: reads up to `candidates` (unlocked), lets `pick` choose among
+     * them (per-target limits), then locks the chosen ones that are still due, skipping any another
+     * dispatcher is claiming, and leases them for `leaseMs`. A delivery waits while an earlier one with
+     * its key is pending. `held` are ids the caller holds already (their lease may have run out).
+     * `seen`: how many candidates there were (as many as asked for: more may be due); `leasedAt`:
+     * when the lease was asked for (this process's monotonic clock; it runs from a later `now()`).
      */
-    async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; leaseMs: number; pick(entries: ClaimedEntry[]): ClaimedEntry[] }): Promise<ClaimedEntry[]> {
-      if (!options.kinds.length || options.candidates <= 0) return [];
-      return bookkeeping(knex, async (tx) => {
-        const { rows } = await tx.raw(
-          `select * from ${TABLE} o
-            where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?)
-              and (ordering_key is null or not exists (
-                select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))
-            order by next_attempt_at, id
-            limit ? for update skip locked`,
-          [options.kinds, options.busyTargets, options.candidates],
-        );
-        const chosen = options.pick((rows as Record<string, unknown>[]).map(toEntry));
-        if (!chosen.length) return [];
-        const claim = randomUUID();
-        const { rows: claimed } = await tx.raw(
-          `update ${TABLE} set attempts = attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
-            where id = any(?) returning *`,
-          [claim, options.leaseMs, chosen.map((e) => e.id)],
-        );
-        return (claimed as Record<string, unknown>[]).map(toEntry).sort((a, b) => a.id - b.id);
-      });
+    async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; held: number[]; leaseMs: number; pick(candidates: Candidate[]): Candidate[] }): Promise<{ claimed: ClaimedEntry[]; seen: number; leasedAt: number }> {
+      if (!options.kinds.length || options.candidates <= 0) return { claimed: [], seen: 0, leasedAt: performance.now() };
+      const { rows } = await knex.raw(
+        `select id, target from ${TABLE} o
+          where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?) and id <> all(?)
+            and (ordering_key is null or not exists (
+              select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))
+          order by next_attempt_at, id
+          limit ?`,
+        [options.kinds, options.busyTargets, options.held, options.candidates],
+      );
+      const candidates = (rows as { id: string | number; target: string }[]).map((row) => ({ id: Number(row.id), target: row.target }));
+      const chosen = options.pick(candidates);
+      if (!chosen.length) return { claimed: [], seen: candidates.length, leasedAt: performance.now() };
+      // Only the chosen rows are locked (each lock is a write); the lease makes them not due for others.
+      const leasedAt = performance.now();
+      const { rows: claimed } = await bookkeeping(knex, (tx) =>
+        tx.raw(
+          `with chosen as (
+              select id from ${TABLE} where id = any(?) and status = 'pending' and next_attempt_at <= now() for update skip locked)
+            update ${TABLE} o set attempts = o.attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
+              from chosen where o.id = chosen.id returning o.*`,
+          [chosen.map((c) => c.id), randomUUID(), options.leaseMs],
+        ),
+      );
+      return { claimed: (claimed as Record<string, unknown>[]).map(toEntry).sort((a, b) => a.id - b.id), seen: candidates.length, leasedAt };
     },
 
     /** Delivered: the row goes. Only the claim holder may (a dispatcher whose lease ran out may not). */
-    async complete(entry: ClaimedEntry): Promise<void> {
-      // Its count is not read: the delete travels with the COMMIT.
-      await bookkeeping(knex, (tx) => tx(TABLE).where({ id: entry.id, claim: entry.claim }).delete().options(DEFERRED_WRITE));
-    },
+    complete: groupedCompletions(knex),
 
     /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */
     async fail(entry: ClaimedEntry, failure: { error: string; retryInMs: number; giveUp: boolean; maxAttempts: number; maxAgeMs: number }): Promise<'pending' | 'failed'> {
@@ -112,10 +159,13 @@ export function outboxStore(knex: Knex) {
       return (rows as { status: 'pending' | 'failed' }[])[0]?.status ?? 'pending';
     },
 
-    /** Interrupted by shutdown: due again at once, the attempt not counted. */
-    async release(entry: ClaimedEntry): Promise<void> {
+    /** Not attempted after all (shutdown, a claim held too long to start): due again at once, the attempt not counted. */
+    async release(entries: ClaimedEntry[]): Promise<void> {
+      if (!entries.length) return;
+      // A claim token is one dispatcher's: a row another dispatcher claimed since is left alone.
       await knex(TABLE)
-        .where({ id: entry.id, claim: entry.claim })
+        .whereIn('id', entries.map((e) => e.id))
+        .whereIn('claim', [...new Set(entries.map((e) => e.claim))])
         .update({ claim: null, attempts: knex.raw('greatest(attempts - 1, 0)'), next_attempt_at: knex.fn.now() });
     },
 
