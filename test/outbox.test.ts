@@ -97,6 +97,14 @@ function deliveries(calls: Call[], handler: DeliveryHandler = postDelivery, kind
   };
 }
 
+/** Posts a delivery once `gate` opens. */
+const postAfter =
+  (gate: Gate): DeliveryHandler =>
+  async (delivery) => {
+    await gate.wait();
+    await postDelivery(delivery);
+  };
+
 const posted = (requests: RecordedRequest[]) => requests.map((r) => r.body as Posted);
 
 for (const backend of BACKENDS) {
@@ -494,10 +502,7 @@ for (const backend of BACKENDS) {
       const server = await target(requests);
       const release = new Gate();
       const calls: Call[] = [];
-      const handler: DeliveryHandler = async (delivery) => {
-        await release.wait();
-        await postDelivery(delivery);
-      };
+      const handler = postAfter(release);
       // Two slots for the target: it holds 2 × 8 claimed, and claims again when 8 are left (no polls meanwhile).
       const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 2, concurrency: 4, timeoutMs: 10_000, leaseMs: 30_000, pollIntervalMs: 60_000 });
       const total = 40;
@@ -554,7 +559,7 @@ for (const backend of BACKENDS) {
       assert.equal((await registry.outbox.counts()).delivered, total);
     });
 
-    it('starts a delivery claimed ahead only while its lease has a full attempt left; one past that is released, not counted', async () => {
+    it('starts a delivery claimed ahead only while its lease has two timeouts left; one past that is released, not counted', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests, async () => {
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -567,8 +572,8 @@ for (const backend of BACKENDS) {
         leaseLeft.push(Number(rows[0].left));
         await postDelivery(delivery);
       };
-      // One slot, eight claimed at once, 150 ms each: the fifth would start past 500 ms of a 1 s lease.
-      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 5000, leaseMs: 1000 });
+      // One slot, eight claimed at once, 150 ms each: the fifth would start past 600 ms of a 1 s lease.
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 200, leaseMs: 1000 });
       const total = 10;
       const releases = await statementsDuring(
         storage.knex,
@@ -582,8 +587,33 @@ for (const backend of BACKENDS) {
       assert.equal(requests.length, total);
       assert.equal(new Set(posted(requests).map((p) => p.id)).size, total, 'each delivered once');
       assert.ok(calls.every((c) => c.outcome === 'ok' && c.delivery.attempt === 1), 'a released claim is not an attempt');
-      // Half the lease (the timeout is longer) was left when each started, less the claim's round trip.
-      assert.ok(Math.min(...leaseLeft) >= 400, `lease left at start: ${leaseLeft.join(', ')} ms`);
+      // Two timeouts (400 ms) were left when each started, less the time to read it.
+      assert.ok(Math.min(...leaseLeft) >= 350, `lease left at start: ${leaseLeft.join(', ')} ms`);
+    });
+
+    it('claims nothing ahead when the lease is shorter than two timeouts: each delivery starts with all of its lease', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const release = new Gate();
+      const calls: Call[] = [];
+      const handler = postAfter(release);
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 2, concurrency: 4, timeoutMs: 600, leaseMs: 1000 });
+      await enqueue(registry, Array.from({ length: 10 }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+      await eventually(async () => assert.equal((await registry.outbox.counts()).inFlight, 2));
+      assert.equal((await registry.outbox.counts()).claimed, 2, 'only what runs is claimed');
+      release.open();
+      await eventually(async () => assert.equal(await rowCount(), 0));
+      assert.equal(new Set(posted(requests).map((p) => p.id)).size, 10);
+    });
+
+    it('claims the next delivery with a key as soon as the one before it is delivered, not at the next poll', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const calls: Call[] = [];
+      const registry = await start([deliveries(calls)], { pollIntervalMs: 60_000 });
+      await enqueue(registry, Array.from({ length: 4 }, (_, i) => ({ kind: KIND, target: server.host, key: 'zaak-1', payload: { i } })));
+      await eventually(async () => assert.equal(await rowCount(), 0), 5000);
+      assert.deepEqual(posted(requests).map((p) => p.payload.i), [0, 1, 2, 3]);
     });
 
     it('delivers every row exactly once with two dispatchers on one database', async () => {

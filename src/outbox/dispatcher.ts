@@ -41,7 +41,9 @@ const SHUTDOWN = 'registry shutting down';
 
 /**
  * Deliveries a dispatcher claims ahead per delivery slot (running or waiting for a slot): a claim is a
- * transaction of its own, so taking a batch at once keeps it off each delivery's cost.
+ * transaction of its own, so taking a batch at once keeps it off each delivery's cost. Only with a
+ * lease longer than two timeouts (the default is three): one claimed ahead starts only while its lease
+ * has that much left, an attempt and as much again for recording its outcome.
  */
 const HELD_PER_SLOT = 8;
 /** A commit that finds the dispatcher caught up is delivered this much later, so one claim takes a burst of commits. */
@@ -75,6 +77,9 @@ export class Dispatcher {
   private caughtUp = false;
   private started = false;
   private stopping = false;
+  /** Claimed deliveries held per slot, and how long after its lease was asked for one may still start. */
+  private readonly perSlot: number;
+  private readonly startBy: number;
 
   constructor(
     private readonly store: OutboxStore,
@@ -94,6 +99,9 @@ export class Dispatcher {
       backoffMaxMs: options.backoffMaxMs ?? 600_000,
       leaseMs: options.leaseMs ?? Math.max(30_000, 3 * timeoutMs),
     };
+    this.startBy = this.options.leaseMs - 2 * this.options.timeoutMs;
+    // A shorter lease: claim only what starts at once, with all of its lease.
+    this.perSlot = this.startBy > 0 ? HELD_PER_SLOT : 1;
   }
 
   start(): void {
@@ -121,7 +129,10 @@ export class Dispatcher {
     });
   }
 
-  /** Deliveries to `targets` were committed: claim them soon, unless batches claimed already will claim again. */
+  /**
+   * Deliveries to `targets` may be due now (committed, or no longer behind an earlier one with their
+   * key): claim them soon, unless batches claimed already will claim again.
+   */
   committed(targets: string[]): void {
     if (!this.started || this.stopping || this.lingering) return;
     if (this.passing) {
@@ -136,8 +147,16 @@ export class Dispatcher {
 
   /** Claims and starts what is due now, then waits until those deliveries are done (tests, CLI). */
   async deliverDue(): Promise<void> {
+    const before = new Set(this.heldIds());
     await this.pass();
-    while (this.inFlight.size || this.releasing.size) await Promise.all([...[...this.inFlight.values()].map((f) => f.done), ...this.releasing]);
+    const claimed = new Set(this.heldIds().filter((id) => !before.has(id)));
+    for (;;) {
+      const held = new Set(this.heldIds());
+      if (!this.inFlight.size || ![...claimed].some((id) => held.has(id))) break;
+      // Those still waiting start as deliveries in flight finish.
+      await Promise.race([...this.inFlight.values()].map((flight) => flight.done));
+    }
+    await Promise.all(this.releasing);
   }
 
   counters(): DispatcherStats {
@@ -183,14 +202,19 @@ export class Dispatcher {
 
   /** A target's batch is claimed again once this few of it are left. */
   private refillAt(): number {
-    return (this.options.perTargetConcurrency * HELD_PER_SLOT) / 2;
+    return (this.options.perTargetConcurrency * this.perSlot) / 2;
+  }
+
+  /** What this instance holds claimed: in flight, and waiting for a slot. */
+  private heldIds(): number[] {
+    return [...this.inFlight.keys(), ...[...this.waiting.values()].flat().map((held) => held.entry.id)];
   }
 
   private async pass(): Promise<void> {
-    const perTarget = this.options.perTargetConcurrency * HELD_PER_SLOT;
+    const perTarget = this.options.perTargetConcurrency * this.perSlot;
     try {
       for (;;) {
-        const room = this.options.concurrency * HELD_PER_SLOT - this.inFlight.size - this.waitingCount;
+        const room = this.options.concurrency * this.perSlot - this.inFlight.size - this.waitingCount;
         if (room <= 0 || this.stopping) return;
         const targets = new Set([...this.running.keys(), ...this.waiting.keys()]);
         const busyTargets = [...targets].filter((target) => this.heldBy(target) >= perTarget);
@@ -198,12 +222,13 @@ export class Dispatcher {
           kinds: [...this.handlers.keys()],
           candidates: room,
           busyTargets,
-          held: [...this.inFlight.keys(), ...[...this.waiting.values()].flat().map((held) => held.entry.id)],
+          held: this.heldIds(),
           leaseMs: this.options.leaseMs,
           pick: (entries) => this.pick(entries, room, perTarget),
         });
         const full = seen === room;
         this.caughtUp = !full && claimed.length === seen && !busyTargets.length;
+        if (this.stopping) return this.release(claimed);
         for (const entry of claimed) {
           const queue = this.waiting.get(entry.target) ?? [];
           queue.push({ entry, leasedAt });
@@ -234,11 +259,11 @@ export class Dispatcher {
   }
 
   /**
-   * Starts waiting deliveries while slots are free, a target at a time in turn. One whose lease has
-   * not a full attempt left is released instead: past its lease another dispatcher may claim it.
+   * Starts waiting deliveries while slots are free, a target at a time in turn. One claimed ahead
+   * whose lease has less than two timeouts left is released instead: past its lease another
+   * dispatcher may claim it.
    */
   private startWaiting(): void {
-    const startBy = this.options.leaseMs - Math.min(this.options.timeoutMs, this.options.leaseMs / 2);
     const expired: ClaimedEntry[] = [];
     let started = true;
     while (started && !this.stopping && this.inFlight.size < this.options.concurrency && this.waitingCount) {
@@ -249,7 +274,7 @@ export class Dispatcher {
         const held = queue.shift()!;
         this.waitingCount--;
         if (!queue.length) this.waiting.delete(target);
-        if (performance.now() - held.leasedAt > startBy) expired.push(held.entry);
+        if (this.perSlot > 1 && performance.now() - held.leasedAt > this.startBy) expired.push(held.entry);
         else this.begin(held.entry);
         started = true;
       }
@@ -278,8 +303,9 @@ export class Dispatcher {
       if (left > 0) this.running.set(entry.target, left);
       else this.running.delete(entry.target);
       this.startWaiting();
-      // A claim in progress refills anyway; none is needed when the last one saw every due row.
-      if (!this.passing && !this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
+      // The next delivery with its key may be due now: no claim saw it, so `caughtUp` does not cover it.
+      if (entry.key !== null) this.committed([entry.target]);
+      else if (!this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
     });
     this.inFlight.set(entry.id, { target: entry.target, done, abort });
   }

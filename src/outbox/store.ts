@@ -18,6 +18,9 @@ export interface Candidate {
 }
 
 const TABLE = 'outbox';
+/** Of row `o`: no earlier delivery with its key is pending (checked again when it is locked). */
+const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
+  select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))`;
 
 /**
  * The dispatcher's own bookkeeping (claims, outcomes) commits without waiting for the WAL flush: a
@@ -74,12 +77,11 @@ function groupedCompletions(knex: Knex): (entry: ClaimedEntry) => Promise<void> 
       queued = [];
       let failure: unknown;
       try {
-        // Claim tokens are this dispatcher's own: a row claimed by another one since is left alone.
-        // The deletion's count is not read: it travels with the COMMIT.
+        // By (id, claim): a row claimed by another dispatcher since is left alone. The deletion's
+        // count is not read: it travels with the COMMIT.
         await bookkeeping(knex, (tx) =>
           tx(TABLE)
-            .whereIn('id', batch.map((c) => c.entry.id))
-            .whereIn('claim', [...new Set(batch.map((c) => c.entry.claim))])
+            .whereIn(['id', 'claim'], batch.map((c) => [c.entry.id, c.entry.claim]))
             .delete()
             .options(DEFERRED_WRITE),
         );
@@ -122,8 +124,7 @@ export function outboxStore(knex: Knex) {
       const { rows } = await knex.raw(
         `select id, target from ${TABLE} o
           where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?) and id <> all(?)
-            and (ordering_key is null or not exists (
-              select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))
+            and ${FIRST_OF_ITS_KEY}
           order by next_attempt_at, id
           limit ?`,
         [options.kinds, options.busyTargets, options.held, options.candidates],
@@ -136,7 +137,9 @@ export function outboxStore(knex: Knex) {
       const { rows: claimed } = await bookkeeping(knex, (tx) =>
         tx.raw(
           `with chosen as (
-              select id from ${TABLE} where id = any(?) and status = 'pending' and next_attempt_at <= now() for update skip locked)
+              select id from ${TABLE} o where id = any(?) and status = 'pending' and next_attempt_at <= now()
+                and ${FIRST_OF_ITS_KEY}
+              for update skip locked)
             update ${TABLE} o set attempts = o.attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
               from chosen where o.id = chosen.id returning o.*`,
           [chosen.map((c) => c.id), randomUUID(), options.leaseMs],
@@ -162,10 +165,9 @@ export function outboxStore(knex: Knex) {
     /** Not attempted after all (shutdown, a claim held too long to start): due again at once, the attempt not counted. */
     async release(entries: ClaimedEntry[]): Promise<void> {
       if (!entries.length) return;
-      // A claim token is one dispatcher's: a row another dispatcher claimed since is left alone.
+      // By (id, claim): a row another dispatcher claimed since is left alone.
       await knex(TABLE)
-        .whereIn('id', entries.map((e) => e.id))
-        .whereIn('claim', [...new Set(entries.map((e) => e.claim))])
+        .whereIn(['id', 'claim'], entries.map((e) => [e.id, e.claim]))
         .update({ claim: null, attempts: knex.raw('greatest(attempts - 1, 0)'), next_attempt_at: knex.fn.now() });
     },
 
