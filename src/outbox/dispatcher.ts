@@ -58,7 +58,8 @@ interface Held {
 /**
  * Delivers pending outbox rows in the background. It claims due rows in batches (up to
  * `HELD_PER_SLOT` per slot, per instance and per target), starts them as slots free, and records each
- * outcome; it claims again when a target's batch is half done, when a commit enqueues, and on a poll timer.
+ * outcome; it claims again when a target's batch is half done, when a commit enqueues, when a
+ * delivery with a key is done (the next with that key may be due), and on a poll timer.
  */
 export class Dispatcher {
   private readonly inFlight = new Map<number, { target: string; done: Promise<void>; abort: AbortController }>();
