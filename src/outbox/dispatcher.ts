@@ -134,7 +134,7 @@ export class Dispatcher {
    * Deliveries to `targets` may be due now (committed, or no longer behind an earlier one with their
    * key): claim them soon, unless batches claimed already will claim again.
    */
-  committed(targets: string[]): void {
+  mayBeDue(targets: string[]): void {
     if (!this.started || this.stopping || this.lingering) return;
     if (this.passing) {
       this.again = true;
@@ -305,7 +305,7 @@ export class Dispatcher {
       else this.running.delete(entry.target);
       this.startWaiting();
       // The next delivery with its key may be due now: no claim saw it, so `caughtUp` does not cover it.
-      if (entry.key !== null) this.committed([entry.target]);
+      if (entry.key !== null) this.mayBeDue([entry.target]);
       else if (!this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
     });
     this.inFlight.set(entry.id, { target: entry.target, done, abort });

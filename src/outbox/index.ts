@@ -22,7 +22,7 @@ export function createOutbox(knex: Knex, handlers: ReadonlyMap<string, DeliveryH
       await store.insert(db, list);
       // Deliver right after commit rather than at the next poll; nothing when it rolls back.
       const tx = db as Partial<Knex.Transaction>;
-      const committed = () => dispatcher.committed(list.map((d) => d.target));
+      const committed = () => dispatcher.mayBeDue(list.map((d) => d.target));
       if (tx.isTransaction && tx.executionPromise) tx.executionPromise.then(committed, () => undefined);
       else committed();
     },
