@@ -648,7 +648,7 @@ export type DeliveryHandler = (delivery: OutboxDelivery) => Promise<void>;
 
 export interface DispatcherStats {
   inFlight: number;
-  /** Claimed by this instance: in flight, and claimed ahead waiting for a slot. */
+  /** Claimed by this instance: in flight, claimed ahead waiting for a slot, and delivered with the deletion of its row under way. */
   claimed: number;
   /** Since start, in this instance. */
   delivered: number;

@@ -234,6 +234,42 @@ for (const backend of BACKENDS) {
         assert.match(outcome[0], /^BEGIN[\s\S]*set local synchronous_commit = off[\s\S]*delete from "outbox"[\s\S]*COMMIT;?$/i);
         assert.equal(requests.length, 1);
       });
+
+      // PostgreSQL only: holding a row lock beside the registry's statements needs a second connection.
+      it("frees a delivery's slot once it is delivered: the next starts while its row is being deleted, and close() waits for the deletion", async () => {
+        const requests: RecordedRequest[] = [];
+        const server = await target(requests);
+        const first = new Gate();
+        const calls: Call[] = [];
+        const handler: DeliveryHandler = async (delivery) => {
+          if (calls.length === 1) await first.wait();
+          await postDelivery(delivery);
+        };
+        // One slot: the second delivery can start only once the first has given it up.
+        const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 10_000, leaseMs: 30_000 });
+        await enqueue(registry, [0, 1, 2].map((i) => ({ kind: KIND, target: server.host, payload: { i } })));
+        await eventually(() => assert.equal(calls.length, 1));
+        // Another transaction holds the first delivery's row: deleting it waits until that commits.
+        const lock = await storage.knex.transaction();
+        try {
+          await lock('outbox').where('id', calls[0].delivery.id).forUpdate().select('id');
+          first.open();
+          await eventually(() => assert.deepEqual(calls.map((c) => c.outcome), ['ok', 'ok', 'ok']));
+          const counts = await registry.outbox.counts();
+          assert.deepEqual({ inFlight: counts.inFlight, claimed: counts.claimed, delivered: counts.delivered }, { inFlight: 0, claimed: 3, delivered: 0 });
+          assert.equal(await rowCount(), 3, 'no row deleted while the first deletion waits');
+          let closed = false;
+          const closing = registry.close().then(() => (closed = true));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          assert.equal(closed, false, 'close() waits for the deletions it started');
+          await lock.commit();
+          await closing;
+        } finally {
+          if (!lock.isCompleted()) await lock.rollback();
+        }
+        assert.equal(await rowCount(), 0, 'every delivered row deleted before close() resolved');
+        assert.equal(requests.length, 3);
+      });
     }
 
     for (const [mode, what] of [

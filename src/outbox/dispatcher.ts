@@ -63,6 +63,8 @@ interface Held {
  */
 export class Dispatcher {
   private readonly inFlight = new Map<number, { target: string; done: Promise<void>; abort: AbortController }>();
+  /** Delivered, their rows being deleted: the slot is free already, the claim still held. */
+  private readonly recording = new Map<number, Promise<void>>();
   private readonly running = new Map<string, number>();
   /** Claimed, waiting for a slot: per target, oldest first. */
   private readonly waiting = new Map<string, Held[]>();
@@ -153,15 +155,16 @@ export class Dispatcher {
     const claimed = new Set(this.heldIds().filter((id) => !before.has(id)));
     for (;;) {
       const held = new Set(this.heldIds());
-      if (!this.inFlight.size || ![...claimed].some((id) => held.has(id))) break;
+      const running = [...[...this.inFlight.values()].map((flight) => flight.done), ...this.recording.values()];
+      if (!running.length || ![...claimed].some((id) => held.has(id))) break;
       // Those still waiting start as deliveries in flight finish.
-      await Promise.race([...this.inFlight.values()].map((flight) => flight.done));
+      await Promise.race(running);
     }
     await Promise.all(this.releasing);
   }
 
   counters(): DispatcherStats {
-    return { inFlight: this.inFlight.size, claimed: this.inFlight.size + this.waitingCount, ...this.stats };
+    return { inFlight: this.inFlight.size, claimed: this.inFlight.size + this.waitingCount + this.recording.size, ...this.stats };
   }
 
   /** Stops claiming, releases what waits for a slot, lets deliveries in flight finish within `drainMs`, then interrupts the rest (they stay due). */
@@ -174,13 +177,16 @@ export class Dispatcher {
     this.waitingCount = 0;
     await Promise.all(this.releasing);
     const pending = [...this.inFlight.values()];
-    if (!pending.length) return;
-    let timer: NodeJS.Timeout | undefined;
-    const drained = Promise.all(pending.map((f) => f.done));
-    await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
-    clearTimeout(timer);
-    for (const flight of this.inFlight.values()) flight.abort.abort(new Error(SHUTDOWN));
-    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    if (pending.length) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = Promise.all(pending.map((f) => f.done));
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+      for (const flight of this.inFlight.values()) flight.abort.abort(new Error(SHUTDOWN));
+      await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    }
+    // What was delivered is recorded before the storage closes: else it would be delivered again.
+    await Promise.all(this.recording.values());
   }
 
   /** Looks again after `ms`: a poll, or a short linger (which replaces a pending poll, never the reverse). */
@@ -206,16 +212,16 @@ export class Dispatcher {
     return (this.options.perTargetConcurrency * this.perSlot) / 2;
   }
 
-  /** What this instance holds claimed: in flight, and waiting for a slot. */
+  /** What this instance holds claimed: in flight, waiting for a slot, and delivered but not yet recorded. */
   private heldIds(): number[] {
-    return [...this.inFlight.keys(), ...[...this.waiting.values()].flat().map((held) => held.entry.id)];
+    return [...this.inFlight.keys(), ...[...this.waiting.values()].flat().map((held) => held.entry.id), ...this.recording.keys()];
   }
 
   private async pass(): Promise<void> {
     const perTarget = this.options.perTargetConcurrency * this.perSlot;
     try {
       for (;;) {
-        const room = this.options.concurrency * this.perSlot - this.inFlight.size - this.waitingCount;
+        const room = this.options.concurrency * this.perSlot - this.inFlight.size - this.waitingCount - this.recording.size;
         if (room <= 0 || this.stopping) return;
         const targets = new Set([...this.running.keys(), ...this.waiting.keys()]);
         const busyTargets = [...targets].filter((target) => this.heldBy(target) >= perTarget);
@@ -298,20 +304,41 @@ export class Dispatcher {
   private begin(entry: ClaimedEntry): void {
     const abort = new AbortController();
     this.running.set(entry.target, (this.running.get(entry.target) ?? 0) + 1);
-    const done = this.deliver(entry, abort).finally(() => {
+    const done = this.deliver(entry, abort).then((delivered) => {
       this.inFlight.delete(entry.id);
       const left = (this.running.get(entry.target) ?? 1) - 1;
       if (left > 0) this.running.set(entry.target, left);
       else this.running.delete(entry.target);
+      if (delivered) this.record(entry);
       this.startWaiting();
-      // The next delivery with its key may be due now: no claim saw it, so `caughtUp` does not cover it.
-      if (entry.key !== null) this.mayBeDue([entry.target]);
+      // The next delivery with its key may be due now (this one gave up): no claim saw it, so `caughtUp` does not cover it.
+      if (!delivered && entry.key !== null) this.mayBeDue([entry.target]);
       else if (!this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
     });
     this.inFlight.set(entry.id, { target: entry.target, done, abort });
   }
 
-  private async deliver(entry: ClaimedEntry, abort: AbortController): Promise<void> {
+  /**
+   * Deletes a delivered row, grouped with the others delivered meanwhile, while its slot takes the next
+   * delivery: waiting for the round trip held a slot per delivery, and a group while others wait.
+   */
+  private record(entry: ClaimedEntry): void {
+    const recorded = this.store
+      .complete(entry)
+      .then(
+        () => void this.stats.delivered++,
+        (error: unknown) => this.log.error('outbox: recording a delivery failed; it will be delivered again', { id: entry.id, error: String(error) }),
+      )
+      .finally(() => {
+        this.recording.delete(entry.id);
+        // The next delivery with its key is due now that this row is gone.
+        if (entry.key !== null) this.mayBeDue([entry.target]);
+      });
+    this.recording.set(entry.id, recorded);
+  }
+
+  /** One attempt: true when delivered (recorded by the caller), false when its failure is recorded. */
+  private async deliver(entry: ClaimedEntry, abort: AbortController): Promise<boolean> {
     const handler = this.handlers.get(entry.kind)!;
     // One controller for shutdown and timeout: cheaper than AbortSignal.timeout() joined by AbortSignal.any().
     const { signal } = abort;
@@ -333,16 +360,11 @@ export class Dispatcher {
     } catch (error) {
       // Cut short by shutdown, or timed out while draining for it: not the target's failure, due again at once.
       await this.failed(entry, error, (signal.aborted && !timedOut) || (this.stopping && timedOut));
-      return;
+      return false;
     } finally {
       clearTimeout(timer);
     }
-    try {
-      await this.store.complete(entry);
-      this.stats.delivered++;
-    } catch (error) {
-      this.log.error('outbox: recording a delivery failed; it will be delivered again', { id: entry.id, error: String(error) });
-    }
+    return true;
   }
 
   private async failed(entry: ClaimedEntry, error: unknown, shutdown: boolean): Promise<void> {
