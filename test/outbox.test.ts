@@ -565,6 +565,24 @@ for (const backend of BACKENDS) {
       await eventually(async () => assert.equal((await registry.outbox.counts()).claimed, 0));
     });
 
+    it("claims of a target only what its share has left: the deliveries held of it count", async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const release = new Gate();
+      const calls: Call[] = [];
+      // One slot for the target: it holds at most 1 × 8 claimed.
+      const registry = await start([deliveries(calls, postAfter(release))], { perTargetConcurrency: 1, concurrency: 4, timeoutMs: 60_000, leaseMs: 180_000, pollIntervalMs: 60_000 });
+      await enqueue(registry, Array.from({ length: 3 }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+      await eventually(async () => assert.equal((await registry.outbox.counts()).claimed, 3));
+      await enqueue(registry, Array.from({ length: 20 }, (_, i) => ({ kind: KIND, target: server.host, payload: { i: 3 + i } })));
+      await eventually(async () => assert.ok((await registry.outbox.counts()).claimed > 3));
+      // Five more, not eight: three of its share are held.
+      assert.equal((await registry.outbox.counts()).claimed, 8);
+      release.open();
+      await eventually(async () => assert.equal(await rowCount(), 0));
+      assert.equal(new Set(posted(requests).map((p) => p.id)).size, 23, 'each delivered once');
+    });
+
     it('records deliveries that finish while an outcome is being written together, in one statement', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests);

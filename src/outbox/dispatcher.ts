@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { Candidate, ClaimedEntry, OutboxStore } from './store.js';
+import type { ClaimedEntry, OutboxStore } from './store.js';
 import { inRequestScope } from '../ops/request-scope.js';
 import { inSpan } from '../ops/tracing.js';
 import type { OutboxDelivery, DeliveryHandler, DispatcherStats } from '../plugin-types.js';
@@ -231,7 +231,9 @@ export class Dispatcher {
           busyTargets,
           held: this.heldIds(),
           leaseMs: this.options.leaseMs,
-          pick: (entries) => this.pick(entries, room, perTarget),
+          perTarget,
+          // What each target this instance holds deliveries of may still take.
+          room: new Map([...targets].map((target) => [target, perTarget - this.heldBy(target)])),
         });
         const full = seen === room;
         this.caughtUp = !full && claimed.length === seen && !busyTargets.length;
@@ -249,20 +251,6 @@ export class Dispatcher {
     } catch (error) {
       this.log.error('outbox: claiming deliveries failed', { error: String(error) });
     }
-  }
-
-  /** Up to `room` candidates, at most what each target may still hold. */
-  private pick(entries: Candidate[], room: number, perTarget: number): Candidate[] {
-    const taken = new Map<string, number>();
-    const chosen: Candidate[] = [];
-    for (const entry of entries) {
-      if (chosen.length >= room) break;
-      const used = this.heldBy(entry.target) + (taken.get(entry.target) ?? 0);
-      if (used >= perTarget) continue;
-      taken.set(entry.target, (taken.get(entry.target) ?? 0) + 1);
-      chosen.push(entry);
-    }
-    return chosen;
   }
 
   /**

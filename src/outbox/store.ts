@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { currentRequest } from '../ops/request-scope.js';
-import { insertRow } from '../storage/named-statement.js';
+import { insertRow, namedRows, namedStatement, type NamedStatement } from '../storage/named-statement.js';
 import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection } from '../plugin-types.js';
 export type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection };
@@ -11,22 +11,37 @@ export interface ClaimedEntry extends OutboxEntry {
   claim: string;
 }
 
-/** A due delivery a claim may take. */
-export interface Candidate {
-  id: number;
-  target: string;
-}
-
 const TABLE = 'outbox';
 /** Of row `o`: no earlier delivery with its key is pending (checked again when it is locked). */
 const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
   select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))`;
 
 /**
- * The dispatcher's own bookkeeping (claims, outcomes) commits without waiting for the WAL flush: a
- * crash can lose only the last moments of it, which means a delivery made again (at-least-once), never
- * one lost. Enqueueing stays in the change's own, fully durable transaction. The setting travels with
- * the transaction's first statement (a deferred write): recording a delivery made is one round trip.
+ * Claims due deliveries (see `claim`): the candidates, numbered per target after the limit (before
+ * it, every due row would be numbered); each target's share of them; those still due locked; their lease.
+ */
+const CLAIM = `with candidates as (
+    select id, target, row_number() over (partition by target order by next_attempt_at, id) as nth from (
+      select id, target, next_attempt_at from ${TABLE} o
+       where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?) and id <> all(?)
+         and ${FIRST_OF_ITS_KEY}
+       order by next_attempt_at, id
+       limit ?) due),
+  room as (select * from unnest(?::text[], ?::int[]) as r(target, room)),
+  chosen as (
+    select o.id from ${TABLE} o join candidates c on c.id = o.id left join room r on r.target = c.target
+     where c.nth <= coalesce(r.room, ?) and o.status = 'pending' and o.next_attempt_at <= now() and ${FIRST_OF_ITS_KEY}
+     for update of o skip locked),
+  claimed as (
+    update ${TABLE} o set attempts = o.attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
+      from chosen where o.id = chosen.id returning o.*)
+select claimed.*, (select count(*) from candidates)::int as seen from (select 1) one left join claimed on true`;
+
+/**
+ * The outcomes of attempts commit without waiting for the WAL flush: a crash can lose only the last
+ * moments of them, which means a delivery made again (at-least-once), never one lost. Enqueueing
+ * stays in the change's own, fully durable transaction. The setting travels with the transaction's
+ * first statement (a deferred write): recording a delivery made is one round trip.
  */
 async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   return knex.transaction(async (tx) => {
@@ -101,6 +116,8 @@ function groupedCompletions(knex: Knex): (entry: ClaimedEntry) => Promise<void> 
 
 /** The outbox table's statements; every time is the database's `now()`, so instances agree. */
 export function outboxStore(knex: Knex) {
+  /** Planned once per connection. */
+  let claimStatement: NamedStatement | undefined;
   return {
     async insert(db: Knex | Knex.Transaction, deliveries: Delivery[]): Promise<void> {
       if (!deliveries.length) return;
@@ -112,40 +129,35 @@ export function outboxStore(knex: Knex) {
     },
 
     /**
-     * Claims due deliveries of `kinds`: reads up to `candidates` (unlocked), lets `pick` choose among
-     * them (per-target limits), then locks the chosen ones that are still due, skipping any another
-     * dispatcher is claiming, and leases them for `leaseMs`. A delivery waits while an earlier one with
-     * its key is pending. `held` are ids the caller holds already (their lease may have run out).
-     * `seen`: how many candidates there were (as many as asked for: more may be due); `leasedAt`:
-     * when the lease was asked for (this process's monotonic clock; it runs from a later `now()`).
+     * Claims due deliveries of `kinds`, in one statement: reads up to `candidates` of them (unlocked),
+     * takes of each target as many as `room(target)` allows (`perTarget` for a target not in it), then
+     * locks the taken ones that are still due, skipping any another dispatcher is claiming, and leases
+     * them for `leaseMs`. A delivery waits while an earlier one with its key is pending. `held` are ids
+     * the caller holds already (their lease may have run out). `seen`: how many candidates there were
+     * (as many as asked for: more may be due); `leasedAt`: when the lease was asked for (this process's
+     * monotonic clock; it runs from a later `now()`).
+     *
+     * Not a transaction of its own: as one statement it commits with its answer, in one round trip (the
+     * candidates read, the targets' shares picked, the lock and the lease were three).
      */
-    async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; held: number[]; leaseMs: number; pick(candidates: Candidate[]): Candidate[] }): Promise<{ claimed: ClaimedEntry[]; seen: number; leasedAt: number }> {
-      if (!options.kinds.length || options.candidates <= 0) return { claimed: [], seen: 0, leasedAt: performance.now() };
-      const { rows } = await knex.raw(
-        `select id, target from ${TABLE} o
-          where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?) and id <> all(?)
-            and ${FIRST_OF_ITS_KEY}
-          order by next_attempt_at, id
-          limit ?`,
-        [options.kinds, options.busyTargets, options.held, options.candidates],
-      );
-      const candidates = (rows as { id: string | number; target: string }[]).map((row) => ({ id: Number(row.id), target: row.target }));
-      const chosen = options.pick(candidates);
-      if (!chosen.length) return { claimed: [], seen: candidates.length, leasedAt: performance.now() };
-      // Only the chosen rows are locked (each lock is a write); the lease makes them not due for others.
+    async claim(options: { kinds: string[]; candidates: number; busyTargets: string[]; held: number[]; leaseMs: number; perTarget: number; room: ReadonlyMap<string, number> }): Promise<{ claimed: ClaimedEntry[]; seen: number; leasedAt: number }> {
       const leasedAt = performance.now();
-      const { rows: claimed } = await bookkeeping(knex, (tx) =>
-        tx.raw(
-          `with chosen as (
-              select id from ${TABLE} o where id = any(?) and status = 'pending' and next_attempt_at <= now()
-                and ${FIRST_OF_ITS_KEY}
-              for update skip locked)
-            update ${TABLE} o set attempts = o.attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
-              from chosen where o.id = chosen.id returning o.*`,
-          [chosen.map((c) => c.id), randomUUID(), options.leaseMs],
-        ),
-      );
-      return { claimed: (claimed as Record<string, unknown>[]).map(toEntry).sort((a, b) => a.id - b.id), seen: candidates.length, leasedAt };
+      if (!options.kinds.length || options.candidates <= 0) return { claimed: [], seen: 0, leasedAt };
+      claimStatement ??= namedStatement('outbox_claim', knex.raw(CLAIM, Array<null>(9).fill(null)));
+      // Every candidate comes back (`seen`), with the columns of the row when it was claimed.
+      const rows = await namedRows<Record<string, unknown> & { seen: number }>(knex, claimStatement, [
+        options.kinds,
+        options.busyTargets,
+        options.held,
+        options.candidates,
+        [...options.room.keys()],
+        [...options.room.values()],
+        options.perTarget,
+        randomUUID(),
+        options.leaseMs,
+      ]);
+      const claimed = rows.filter((row) => row.id != null).map(toEntry).sort((a, b) => a.id - b.id);
+      return { claimed, seen: rows[0]?.seen ?? 0, leasedAt };
     },
 
     /** Delivered: the row goes. Only the claim holder may (a dispatcher whose lease ran out may not). */
