@@ -5,13 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { RemoteError, httpCatalog, staticCatalog } from '../src/index.js';
 
 /** A real Catalogi API stand-in on 127.0.0.1, counting requests per path. */
-async function catalogServer(): Promise<{ server: Server; base: string; hits: Map<string, number>; authorization: string[] }> {
+async function catalogServer(): Promise<{ server: Server; base: string; hits: Map<string, number>; authorization: string[]; userAgents: string[] }> {
   const hits = new Map<string, number>();
   const authorization: string[] = [];
+  const userAgents: string[] = [];
   const server = createServer((req, res) => {
     const path = req.url ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     authorization.push(String(req.headers.authorization ?? ''));
+    userAgents.push(String(req.headers['user-agent'] ?? ''));
     const base = `http://${req.headers.host}`;
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -27,7 +29,7 @@ async function catalogServer(): Promise<{ server: Server; base: string; hits: Ma
     json(404, { detail: 'Niet gevonden' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, authorization };
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, authorization, userAgents };
 }
 
 describe('catalog clients', () => {
@@ -56,6 +58,7 @@ describe('catalog clients', () => {
       await client.listFor('statustype', a);
       assert.equal(remote.hits.get('/zaaktypen/1'), 1);
       assert.equal(remote.hits.get('/statustypen/1'), 1);
+      assert.ok(remote.userAgents.length && remote.userAgents.every((agent) => agent === 'zaakregister'), 'the remote sees who calls');
     });
 
     it('refuses hosts outside the allow-list without connecting', async () => {

@@ -660,6 +660,17 @@ for (const backend of BACKENDS) {
       assert.equal(new Set(posted(requests).map((p) => p.id)).size, 10);
     });
 
+    it('claims again once a deletion frees the room it held: one slot, nothing claimed ahead, a one-minute poll', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const calls: Call[] = [];
+      // A lease of two timeouts: one delivery claimed at a time, and the one being deleted holds that room.
+      const registry = await start([deliveries(calls)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 10_000, leaseMs: 20_000, pollIntervalMs: 60_000 });
+      await enqueue(registry, Array.from({ length: 5 }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+      await eventually(async () => assert.equal(await rowCount(), 0));
+      assert.equal(new Set(posted(requests).map((p) => p.id)).size, 5);
+    });
+
     it('claims the next delivery with a key as soon as the one before it is delivered, not at the next poll', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests);

@@ -74,6 +74,8 @@ export class Dispatcher {
   private readonly options: Required<Omit<DispatcherOptions, 'dispatch'>>;
   private timer: NodeJS.Timeout | undefined;
   private lingering = false;
+  /** The last claim found no room: deliveries held by this instance fill it, some waiting for their deletion. */
+  private outOfRoom = false;
   private passing: Promise<void> | undefined;
   private again = false;
   /** The last claim saw every due row (none left behind for busy targets): finished deliveries need not claim. */
@@ -222,7 +224,8 @@ export class Dispatcher {
     try {
       for (;;) {
         const room = this.options.concurrency * this.perSlot - this.inFlight.size - this.waitingCount - this.recording.size;
-        if (room <= 0 || this.stopping) return;
+        this.outOfRoom = room <= 0;
+        if (this.outOfRoom || this.stopping) return;
         const targets = new Set([...this.running.keys(), ...this.waiting.keys()]);
         const busyTargets = [...targets].filter((target) => this.heldBy(target) >= perTarget);
         const { claimed, seen, leasedAt } = await this.store.claim({
@@ -292,7 +295,7 @@ export class Dispatcher {
   private begin(entry: ClaimedEntry): void {
     const abort = new AbortController();
     this.running.set(entry.target, (this.running.get(entry.target) ?? 0) + 1);
-    const done = this.deliver(entry, abort).then((delivered) => {
+    const finished = (delivered: boolean) => {
       this.inFlight.delete(entry.id);
       const left = (this.running.get(entry.target) ?? 1) - 1;
       if (left > 0) this.running.set(entry.target, left);
@@ -302,7 +305,8 @@ export class Dispatcher {
       // The next delivery with its key may be due now (this one gave up): no claim saw it, so `caughtUp` does not cover it.
       if (!delivered && entry.key !== null) this.mayBeDue([entry.target]);
       else if (!this.caughtUp && this.heldBy(entry.target) <= this.refillAt()) this.wake();
-    });
+    };
+    const done = this.deliver(entry, abort).then(finished, () => finished(false));
     this.inFlight.set(entry.id, { target: entry.target, done, abort });
   }
 
@@ -319,8 +323,9 @@ export class Dispatcher {
       )
       .finally(() => {
         this.recording.delete(entry.id);
-        // The next delivery with its key is due now that this row is gone.
-        if (entry.key !== null) this.mayBeDue([entry.target]);
+        // A claim that found no room may take one now; the next delivery with its key is due now that this row is gone.
+        if (this.outOfRoom) this.wake();
+        else if (entry.key !== null) this.mayBeDue([entry.target]);
       });
     this.recording.set(entry.id, recorded);
   }

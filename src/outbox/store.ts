@@ -144,7 +144,7 @@ export function outboxStore(knex: Knex) {
       const leasedAt = performance.now();
       if (!options.kinds.length || options.candidates <= 0) return { claimed: [], seen: 0, leasedAt };
       claimStatement ??= namedStatement('outbox_claim', knex.raw(CLAIM, Array<null>(9).fill(null)));
-      // Every candidate comes back (`seen`), with the columns of the row when it was claimed.
+      // The rows claimed, each with `seen`; when none is, one row of nulls with it.
       const rows = await namedRows<Record<string, unknown> & { seen: number }>(knex, claimStatement, [
         options.kinds,
         options.busyTargets,

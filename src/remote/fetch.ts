@@ -99,7 +99,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
   async function exchange<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: RemoteResponse) => Promise<T>): Promise<T> {
     const parsed = parse(url);
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
-    const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', ...(await authorization(parsed)) };
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', 'user-agent': 'zaakregister', ...(await authorization(parsed)) };
     if (body !== undefined) headers['content-type'] = 'application/json';
     // The remote's logs can then be matched with the request that caused the call.
     const requestId = currentRequest()?.id;
