@@ -26,6 +26,11 @@ async function catalogServer(): Promise<{ server: Server; base: string; hits: Ma
     if (path === '/geen-zaaktype') return json(200, { url: `${base}${path}`, naam: 'iets anders' });
     if (path === '/traag') return void setTimeout(() => json(200, {}), 1500);
     if (path === '/groot') return json(200, { data: 'x'.repeat(200_000) });
+    // A redirect to a zaaktype this host does serve: following it would answer.
+    if (path === '/verhuisd') {
+      res.writeHead(302, { location: `${base}/zaaktypen/1` });
+      return void res.end();
+    }
     json(404, { detail: 'Niet gevonden' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -73,6 +78,12 @@ describe('catalog clients', () => {
       assert.equal(await failure(catalog().zaaktype(`${remote.base}/geen-zaaktype`)), 'invalid-resource');
       assert.equal(await failure(catalog().zaaktype(`${remote.base}/traag`)), 'timeout');
       assert.equal(await failure(catalog().zaaktype(`${remote.base}/groot`)), 'too-large');
+    });
+
+    it('does not follow a redirect: its status is the answer', async () => {
+      const followed = remote.hits.get('/zaaktypen/1') ?? 0;
+      assert.equal(await failure(catalog().zaaktype(`${remote.base}/verhuisd`)), 'status');
+      assert.equal(remote.hits.get('/zaaktypen/1') ?? 0, followed);
     });
 
     it('signs a ZGW JWT for hosts with credentials', async () => {
