@@ -622,7 +622,7 @@ for (const backend of BACKENDS) {
       const leaseLeft: number[] = [];
       const calls: Call[] = [];
       const handler: DeliveryHandler = async (delivery) => {
-        const { rows } = await storage.knex.raw('select extract(epoch from next_attempt_at - now()) * 1000 as left from outbox where id = ?', [delivery.id]);
+        const { rows } = await storage.knex.raw('select extract(epoch from leased_until - now()) * 1000 as left from outbox where id = ?', [delivery.id]);
         leaseLeft.push(Number(rows[0].left));
         await postDelivery(delivery);
       };
@@ -743,6 +743,32 @@ for (const backend of BACKENDS) {
       assert.equal(secondCalls[0].delivery.id, left.id);
       assert.equal(posted(requests).at(-1)!.id, left.id);
       assert.equal((await second.outbox.counts()).delivered, 1);
+    });
+
+    it('a claim leases a delivery without touching its backoff or any indexed column (an update in place); listed, it is next attempted when the lease ends', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      await server.setMode('hang');
+      const registry = await start([deliveries([])], { timeoutMs: 10_000, leaseMs: 30_000 });
+      await enqueue(registry, { kind: KIND, target: server.host, payload: { n: 1 } });
+      const [{ createdAt }] = await registry.outbox.list();
+      await eventually(() => assert.equal(requests.length, 1, 'the delivery is in flight'));
+
+      const [row] = (await storage.knex('outbox').select('next_attempt_at', 'leased_until', 'claim')) as { next_attempt_at: Date; leased_until: Date; claim: string | null }[];
+      assert.ok(row.claim, 'claimed');
+      assert.equal(new Date(row.next_attempt_at).toISOString(), createdAt, 'the backoff column is left as it was');
+      const leaseLeft = new Date(row.leased_until).getTime() - Date.now();
+      assert.ok(leaseLeft > 20_000 && leaseLeft <= 30_000, `leased for 30 s (${leaseLeft} ms left)`);
+      const [listed] = await registry.outbox.list();
+      assert.equal(listed.nextAttemptAt, new Date(row.leased_until).toISOString(), 'in flight: next attempted when its lease runs out');
+
+      // Columns an index holds or filters on: a claim changing one of them could not be a HOT update.
+      const indexes = (await storage.knex('pg_indexes').where({ tablename: 'outbox' }).pluck('indexdef')) as string[];
+      assert.ok(indexes.length >= 4, indexes.join('\n'));
+      for (const column of ['claim', 'leased_until', 'attempts']) {
+        assert.deepEqual(indexes.filter((definition) => new RegExp(`\\b${column}\\b`).test(definition)), [], `no index covers ${column}`);
+      }
+      await server.setMode('ok');
     });
 
     it('close() interrupts a hanging delivery without counting the attempt: due again at once, not given up on its last attempt', async () => {

@@ -6,7 +6,7 @@ import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection } from '../plugin-types.js';
 export type { Delivery, OutboxEntry, OutboxCounts, OutboxSelection };
 
-/** A claimed delivery: leased to one dispatcher until `next_attempt_at`, identified by its claim token. */
+/** A claimed delivery: leased to one dispatcher until `leased_until`, identified by its claim token. */
 export interface ClaimedEntry extends OutboxEntry {
   claim: string;
 }
@@ -15,6 +15,8 @@ const TABLE = 'outbox';
 /** Of row `o`: no earlier delivery with its key is pending (checked again when it is locked). */
 const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
   select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))`;
+/** Row `o` may be claimed: pending, its backoff over, and held by no dispatcher (or its lease ran out). */
+const DUE = `o.status = 'pending' and o.next_attempt_at <= now() and (o.claim is null or o.leased_until <= now())`;
 
 /**
  * Claims due deliveries (see `claim`): the candidates, numbered per target after the limit (before
@@ -23,17 +25,17 @@ const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
 const CLAIM = `with candidates as (
     select id, target, row_number() over (partition by target order by next_attempt_at, id) as nth from (
       select id, target, next_attempt_at from ${TABLE} o
-       where status = 'pending' and next_attempt_at <= now() and kind = any(?) and target <> all(?) and id <> all(?)
+       where ${DUE} and kind = any(?) and target <> all(?) and id <> all(?)
          and ${FIRST_OF_ITS_KEY}
        order by next_attempt_at, id
        limit ?) due),
   room as (select * from unnest(?::text[], ?::int[]) as r(target, room)),
   chosen as (
     select o.id from ${TABLE} o join candidates c on c.id = o.id left join room r on r.target = c.target
-     where c.nth <= coalesce(r.room, ?) and o.status = 'pending' and o.next_attempt_at <= now() and ${FIRST_OF_ITS_KEY}
+     where c.nth <= coalesce(r.room, ?) and ${DUE} and ${FIRST_OF_ITS_KEY}
      for update of o skip locked),
   claimed as (
-    update ${TABLE} o set attempts = o.attempts + 1, claim = ?, next_attempt_at = now() + ? * interval '1 millisecond'
+    update ${TABLE} o set attempts = o.attempts + 1, claim = ?, leased_until = now() + ? * interval '1 millisecond'
       from chosen where o.id = chosen.id returning o.*)
 select claimed.*, (select count(*) from candidates)::int as seen from (select 1) one left join claimed on true`;
 
@@ -50,6 +52,12 @@ async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promis
   });
 }
 
+/** Held by a dispatcher, a delivery is not attempted again before its lease runs out. */
+function nextAttempt(row: Record<string, unknown>): unknown {
+  const lease = row.claim != null ? (row.leased_until as Date | string | null) : null;
+  return lease !== null && new Date(lease) > new Date(row.next_attempt_at as Date | string) ? lease : row.next_attempt_at;
+}
+
 function toEntry(row: Record<string, unknown>): ClaimedEntry {
   const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
   return {
@@ -61,7 +69,7 @@ function toEntry(row: Record<string, unknown>): ClaimedEntry {
     status: row.status as OutboxEntry['status'],
     attempts: Number(row.attempts),
     createdAt: iso(row.created_at),
-    nextAttemptAt: iso(row.next_attempt_at),
+    nextAttemptAt: iso(nextAttempt(row)),
     lastError: (row.last_error as string | null) ?? null,
     requestId: (row.request_id as string | null) ?? null,
     claim: row.claim as string,
@@ -166,7 +174,7 @@ export function outboxStore(knex: Knex) {
     /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */
     async fail(entry: ClaimedEntry, failure: { error: string; retryInMs: number; giveUp: boolean; maxAttempts: number; maxAgeMs: number }): Promise<'pending' | 'failed'> {
       const { rows } = await bookkeeping(knex, (tx) => tx.raw(
-        `update ${TABLE} set claim = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
+        `update ${TABLE} set claim = null, leased_until = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
             status = case when ? or attempts >= ? or created_at <= now() - ? * interval '1 millisecond' then 'failed' else 'pending' end
           where id = ? and claim = ? returning status`,
         [failure.error.slice(0, 2000), failure.retryInMs, failure.giveUp, failure.maxAttempts, failure.maxAgeMs, entry.id, entry.claim],
@@ -180,7 +188,8 @@ export function outboxStore(knex: Knex) {
       // By (id, claim): a row another dispatcher claimed since is left alone.
       await knex(TABLE)
         .whereIn(['id', 'claim'], entries.map((e) => [e.id, e.claim]))
-        .update({ claim: null, attempts: knex.raw('greatest(attempts - 1, 0)'), next_attempt_at: knex.fn.now() });
+        // Its backoff was over when it was claimed: only the lease goes (an update in place, see `core/011_outbox_lease`).
+        .update({ claim: null, leased_until: null, attempts: knex.raw('greatest(attempts - 1, 0)') });
     },
 
     async list(selection: OutboxSelection & { limit?: number } = {}): Promise<OutboxEntry[]> {
