@@ -126,7 +126,7 @@ for (const backend of BACKENDS) {
       await api.request(zaak.url, { method: 'PATCH', json: { omschrijving: 'tijdens storing' } });
       assert.equal((await api.registry.outbox.counts()).pending, 2);
       await nrc.setMode('error');
-      await eventually(() => assert.ok(nrc.requests.length > 0));
+      await eventually(() => assert.ok(nrc.requests.length > 0, 'the Notificaties API was called'));
       await nrc.setMode('ok');
       await eventually(() => assert.deepEqual(sent().map((n) => n.actie), ['create', 'partial_update']));
     });

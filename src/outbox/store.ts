@@ -43,7 +43,8 @@ select claimed.*, (select count(*) from candidates)::int as seen from (select 1)
  * The outcomes of attempts commit without waiting for the WAL flush: a crash can lose only the last
  * moments of them, which means a delivery made again (at-least-once), never one lost. Enqueueing
  * stays in the change's own, fully durable transaction. The setting travels with the transaction's
- * first statement (a deferred write): recording a delivery made is one round trip.
+ * first statement (a deferred write); a delivery made is recorded by one statement that sets it
+ * itself (`COMPLETE`).
  */
 async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   return knex.transaction(async (tx) => {
@@ -87,12 +88,23 @@ function select(db: Knex, selection: OutboxSelection): Knex.QueryBuilder {
 }
 
 /**
+ * Deletes delivered rows by (id, claim): a row claimed by another dispatcher since is left alone. One
+ * statement, planned once per connection (a transaction of its own sent as text was parsed and
+ * planned each time), committing without waiting for the WAL flush (see `bookkeeping`):
+ * `set_config(..., true)` sets that for the statement's own transaction.
+ */
+const COMPLETE = `with async_commit as (select set_config('synchronous_commit', 'off', true))
+  delete from ${TABLE} o using unnest(?::bigint[], ?::uuid[]) as done(id, claim), async_commit
+   where o.id = done.id and o.claim = done.claim`;
+
+/**
  * Records deliveries made: at once when nothing is being recorded, else together with the others
  * that finished meanwhile, in one statement (a round trip per batch, not per delivery).
  */
 function groupedCompletions(knex: Knex): (entry: ClaimedEntry) => Promise<void> {
   let queued: { entry: ClaimedEntry; done(error?: unknown): void }[] = [];
   let recording = false;
+  let statement: NamedStatement | undefined;
   async function record(): Promise<void> {
     recording = true;
     while (queued.length) {
@@ -100,14 +112,8 @@ function groupedCompletions(knex: Knex): (entry: ClaimedEntry) => Promise<void> 
       queued = [];
       let failure: unknown;
       try {
-        // By (id, claim): a row claimed by another dispatcher since is left alone. The deletion's
-        // count is not read: it travels with the COMMIT.
-        await bookkeeping(knex, (tx) =>
-          tx(TABLE)
-            .whereIn(['id', 'claim'], batch.map((c) => [c.entry.id, c.entry.claim]))
-            .delete()
-            .options(DEFERRED_WRITE),
-        );
+        statement ??= namedStatement('outbox_complete', knex.raw(COMPLETE, [null, null]));
+        await namedRows(knex, statement, [batch.map((c) => c.entry.id), batch.map((c) => c.entry.claim)]);
       } catch (error) {
         failure = error;
       }
