@@ -21,6 +21,8 @@ const DUE = `o.status = 'pending' and o.next_attempt_at <= now() and (o.claim is
 /**
  * Claims due deliveries (see `claim`): the candidates, numbered per target after the limit (before
  * it, every due row would be numbered); each target's share of them; those still due locked; their lease.
+ * It commits without waiting for the WAL flush, as outcomes do (see `bookkeeping`): a lease lost in a
+ * crash of the database means a delivery that may be made twice, never one lost.
  */
 const CLAIM = `with candidates as (
     select id, target, row_number() over (partition by target order by next_attempt_at, id) as nth from (
@@ -37,7 +39,8 @@ const CLAIM = `with candidates as (
   claimed as (
     update ${TABLE} o set attempts = o.attempts + 1, claim = ?, leased_until = now() + ? * interval '1 millisecond'
       from chosen where o.id = chosen.id returning o.*)
-select claimed.*, (select count(*) from candidates)::int as seen from (select 1) one left join claimed on true`;
+select claimed.*, (select count(*) from candidates)::int as seen
+  from (select set_config('synchronous_commit', 'off', true)) async_commit left join claimed on true`;
 
 /**
  * The outcomes of attempts commit without waiting for the WAL flush: a crash can lose only the last
