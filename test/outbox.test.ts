@@ -748,6 +748,23 @@ for (const backend of BACKENDS) {
       assert.equal((await second.outbox.counts()).delivered, 1);
     });
 
+    it('delivers a delivery claimed by an earlier version (its lease in next_attempt_at, none in leased_until) once that lease is over, not before', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const registry = await start([deliveries([])], { dispatch: false });
+      await enqueue(registry, [
+        { kind: KIND, target: server.host, key: 'held-by-old', payload: { n: 'lease running' } },
+        { kind: KIND, target: server.host, key: 'lapsed-old', payload: { n: 'lease over' } },
+      ]);
+      const [running, lapsed] = await registry.outbox.list();
+      // The claims an instance of the earlier version left behind when it died.
+      await storage.knex('outbox').where('id', running.id).update({ claim: '00000000-0000-4000-8000-000000000001', attempts: 1, next_attempt_at: storage.knex.raw(`now() + interval '1 hour'`) });
+      await storage.knex('outbox').where('id', lapsed.id).update({ claim: '00000000-0000-4000-8000-000000000002', attempts: 1, next_attempt_at: storage.knex.raw(`now() - interval '1 second'`) });
+      await registry.outbox.deliverDue();
+      assert.deepEqual(posted(requests).map((p) => p.payload.n), ['lease over'], 'the lapsed claim is delivered, the running one left alone');
+      assert.deepEqual((await registry.outbox.list()).map((e) => e.id), [running.id]);
+    });
+
     it('a claim leases a delivery without touching its backoff or any indexed column (an update in place); listed, it is next attempted when the lease ends', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests);

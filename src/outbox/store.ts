@@ -15,8 +15,12 @@ const TABLE = 'outbox';
 /** Of row `o`: no earlier delivery with its key is pending (checked again when it is locked). */
 const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
   select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))`;
-/** Row `o` may be claimed: pending, its backoff over, and held by no dispatcher (or its lease ran out). */
-const DUE = `o.status = 'pending' and o.next_attempt_at <= now() and (o.claim is null or o.leased_until <= now())`;
+/**
+ * Row `o` may be claimed: pending, its backoff over, and held by no dispatcher (or its lease ran out).
+ * A claim without `leased_until` was made by a version before `core/011_outbox_lease`, which kept its
+ * lease in `next_attempt_at`: over once that is.
+ */
+const DUE = `o.status = 'pending' and o.next_attempt_at <= now() and (o.claim is null or o.leased_until is null or o.leased_until <= now())`;
 
 /**
  * Claims due deliveries (see `claim`): the candidates, numbered per target after the limit (before

@@ -3,8 +3,8 @@ import type { Migration } from '../types.js';
 
 /**
  * The transactional outbox: deliveries to other registries, written in the transaction of the change
- * they announce, removed once delivered. `next_attempt_at` is both the backoff and the claim lease
- * (the lease has a column of its own since `core/011_outbox_lease`).
+ * they announce, removed once delivered. `next_attempt_at` was both the backoff and the claim lease
+ * until `core/011_outbox_lease` gave the lease a column of its own.
  */
 export const outboxMigration: Migration = {
   name: 'core/003_outbox',
