@@ -558,8 +558,10 @@ for (const backend of BACKENDS) {
         },
         (sql) => /for update of o skip locked/i.test(sql),
       );
-      // 24 left after the first batch: 3 claims of 8, and a last one finding none.
-      assert.ok(claims.length >= 3 && claims.length <= 6, `${claims.length} claims for ${total - 16} deliveries`);
+      // 24 left after the first batch: 3 claims of 8 and a last one finding none. A delivery finishing
+      // during a claim has it run again once done, which may find the target's share full (4–8 claims
+      // seen under load). Far from one per delivery: at most one per two.
+      assert.ok(claims.length >= 3 && claims.length <= (total - 16) / 2, `${claims.length} claims for ${total - 16} deliveries`);
       // A lease lost with the database's last moments means a delivery perhaps made twice, never one lost.
       assert.ok(claims.every((sql) => sql.includes(`set_config('synchronous_commit', 'off', true)`)), 'a claim commits without waiting for the WAL flush');
       assert.equal(requests.length, total);
