@@ -236,6 +236,21 @@ for (const backend of BACKENDS) {
         assert.equal(requests.length, 1);
       });
 
+      it('records a failed attempt in one statement, committed without waiting for the WAL flush', async () => {
+        const requests: RecordedRequest[] = [];
+        const server = await target(requests, () => (requests.length === 1 ? 500 : 204));
+        const registry = await start([deliveries([])]);
+        const sent = await roundTripsDuring(async () => {
+          await enqueue(registry, { kind: KIND, target: server.host, payload: { n: 1 } });
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        });
+        const outcome = sent.filter((text) => /update outbox o set claim = null/i.test(text));
+        assert.equal(outcome.length, 1, sent.join('\n---\n'));
+        assert.match(outcome[0], /^with async_commit as \(select set_config\('synchronous_commit', 'off', true\)\)\s+update outbox o\b/i);
+        assert.ok(!sent.some((text) => /set local synchronous_commit/i.test(text)), 'no transaction of its own around it');
+        assert.equal(requests.length, 2, 'failed once, then delivered');
+      });
+
       // PostgreSQL only: holding a row lock beside the registry's statements needs a second connection.
       it("frees a delivery's slot once it is delivered: the next starts while its row is being deleted, and close() waits for the deletion", async () => {
         const requests: RecordedRequest[] = [];

@@ -16,6 +16,15 @@ const TABLE = 'outbox';
 const FIRST_OF_ITS_KEY = `(ordering_key is null or not exists (
   select 1 from ${TABLE} e where e.ordering_key = o.ordering_key and e.status = 'pending' and e.id < o.id))`;
 /**
+ * A CTE that makes its statement's own transaction commit without waiting for the WAL flush. Claims
+ * and the outcomes of attempts commit so: a crash of the database can lose only their last moments,
+ * which means a delivery made again (at-least-once), never one lost. Enqueueing stays in the change's
+ * own, fully durable transaction. Each of these is one statement outside a transaction, so the
+ * setting (local to that transaction) travels with it: no `BEGIN`, `SET LOCAL`, `COMMIT`.
+ */
+const ASYNC_COMMIT = `async_commit as (select set_config('synchronous_commit', 'off', true))`;
+
+/**
  * Row `o` may be claimed: pending, its backoff over, and held by no dispatcher (or its lease ran out).
  * A claim without `leased_until` was made by a version before `core/011_outbox_lease`, which kept its
  * lease in `next_attempt_at`: over once that is.
@@ -25,10 +34,9 @@ const DUE = `o.status = 'pending' and o.next_attempt_at <= now() and (o.claim is
 /**
  * Claims due deliveries (see `claim`): the candidates, numbered per target after the limit (before
  * it, every due row would be numbered); each target's share of them; those still due locked; their lease.
- * It commits without waiting for the WAL flush, as outcomes do (see `bookkeeping`): a lease lost in a
- * crash of the database means a delivery that may be made twice, never one lost.
  */
-const CLAIM = `with candidates as (
+const CLAIM = `with ${ASYNC_COMMIT},
+  candidates as (
     select id, target, row_number() over (partition by target order by next_attempt_at, id) as nth from (
       select id, target, next_attempt_at from ${TABLE} o
        where ${DUE} and kind = any(?) and target <> all(?) and id <> all(?)
@@ -43,22 +51,7 @@ const CLAIM = `with candidates as (
   claimed as (
     update ${TABLE} o set attempts = o.attempts + 1, claim = ?, leased_until = now() + ? * interval '1 millisecond'
       from chosen where o.id = chosen.id returning o.*)
-select claimed.*, (select count(*) from candidates)::int as seen
-  from (select set_config('synchronous_commit', 'off', true)) async_commit left join claimed on true`;
-
-/**
- * The outcomes of attempts commit without waiting for the WAL flush: a crash can lose only the last
- * moments of them, which means a delivery made again (at-least-once), never one lost. Enqueueing
- * stays in the change's own, fully durable transaction. The setting travels with the transaction's
- * first statement (a deferred write); a delivery made is recorded by one statement that sets it
- * itself (`COMPLETE`).
- */
-async function bookkeeping<T>(knex: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return knex.transaction(async (tx) => {
-    await tx.raw('set local synchronous_commit = off').options(DEFERRED_WRITE);
-    return work(tx);
-  });
-}
+select claimed.*, (select count(*) from candidates)::int as seen from async_commit left join claimed on true`;
 
 /** Held by a dispatcher, a delivery is not attempted again before its lease runs out. */
 function nextAttempt(row: Record<string, unknown>): unknown {
@@ -97,10 +90,9 @@ function select(db: Knex, selection: OutboxSelection): Knex.QueryBuilder {
 /**
  * Deletes delivered rows by (id, claim): a row claimed by another dispatcher since is left alone. One
  * statement, planned once per connection (a transaction of its own sent as text was parsed and
- * planned each time), committing without waiting for the WAL flush (see `bookkeeping`):
- * `set_config(..., true)` sets that for the statement's own transaction.
+ * planned each time), committing asynchronously (`ASYNC_COMMIT`).
  */
-const COMPLETE = `with async_commit as (select set_config('synchronous_commit', 'off', true))
+const COMPLETE = `with ${ASYNC_COMMIT}
   delete from ${TABLE} o using unnest(?::bigint[], ?::uuid[]) as done(id, claim), async_commit
    where o.id = done.id and o.claim = done.claim`;
 
@@ -186,12 +178,14 @@ export function outboxStore(knex: Knex) {
 
     /** Not delivered: try again after `retryInMs`, or give up (failed) when told to or out of attempts or age. */
     async fail(entry: ClaimedEntry, failure: { error: string; retryInMs: number; giveUp: boolean; maxAttempts: number; maxAgeMs: number }): Promise<'pending' | 'failed'> {
-      const { rows } = await bookkeeping(knex, (tx) => tx.raw(
-        `update ${TABLE} set claim = null, leased_until = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
-            status = case when ? or attempts >= ? or created_at <= now() - ? * interval '1 millisecond' then 'failed' else 'pending' end
-          where id = ? and claim = ? returning status`,
+      // Committed asynchronously (`ASYNC_COMMIT`), by (id, claim): a row another dispatcher claimed since is left alone.
+      const { rows } = await knex.raw(
+        `with ${ASYNC_COMMIT}
+         update ${TABLE} o set claim = null, leased_until = null, last_error = ?, next_attempt_at = now() + ? * interval '1 millisecond',
+            status = case when ? or o.attempts >= ? or o.created_at <= now() - ? * interval '1 millisecond' then 'failed' else 'pending' end
+           from async_commit where o.id = ? and o.claim = ? returning o.status`,
         [failure.error.slice(0, 2000), failure.retryInMs, failure.giveUp, failure.maxAttempts, failure.maxAgeMs, entry.id, entry.claim],
-      ));
+      );
       return (rows as { status: 'pending' | 'failed' }[])[0]?.status ?? 'pending';
     },
 
