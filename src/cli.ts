@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { autorisatiesApi } from './auth/autorisaties-api.js';
 import type { AuthOptions } from './auth/index.js';
@@ -7,6 +8,10 @@ import { staticAuthorizations } from './auth/static-source.js';
 import type { AuthorizationSource } from './auth/types.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
+import express from 'express';
+import { errorHandler } from './http/error-handler.js';
+import { notFound } from './http/not-found.js';
+import { drainableServer, startListening } from './ops/shutdown.js';
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
@@ -29,6 +34,7 @@ const HELP: Record<string, string> = {
 
 Commands:
   serve          serve the Zaken API (default: http://localhost:${DEFAULT_PORT}/zaken/api/v1)
+  deliver        deliver the outbox (notifications, relations) without serving the API
   migrate        apply the database migrations and exit
   check-config   check a configuration exactly as serve would, report every problem, and exit
   outbox list    list deliveries to other registries that wait or failed
@@ -50,6 +56,17 @@ Options:
   --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
   --development                         authentication off and the demo catalog (never with real data)
   --metrics-port <n>                    serve /metrics on this port only, not beside the API
+${COMMON_OPTIONS}`,
+  deliver: `Usage: zaakregister deliver [options]
+
+Delivers what the registry's writes put in the outbox (notifications, relations in other
+registries) until SIGINT or SIGTERM, serving no API: run it beside instances configured with
+"outbox": { "dispatch": false }, so that deliveries take no CPU from their requests. Reads the
+same configuration as serve (its plugins and "outbox" settings; "dispatch" is on here) and serves
+/healthz, /readyz and /metrics on --port.
+
+Options:
+  --port <n>                            port of /healthz, /readyz and /metrics (env PORT; default ${DEFAULT_PORT}; 0: any free port)
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
 
@@ -95,10 +112,11 @@ function authorizationSource(config: CliConfig): AuthorizationSource | undefined
 }
 
 /**
- * The registry of a configuration, with the plugins it names: `serve` runs it; `migrate` only applies
- * its migrations (every configured plugin's, with its options), delivering nothing and fetching nothing.
+ * The registry of a configuration, with the plugins it names: `serve` runs it; `deliver` runs its
+ * outbox alone (no API is served, so nobody is authenticated); `migrate` only applies its migrations
+ * (every configured plugin's, with its options), delivering nothing and fetching nothing.
  */
-async function buildRegistry(config: CliConfig, log: Logger, origin: () => string, purpose: 'serve' | 'migrate' = 'serve'): Promise<Registry> {
+async function buildRegistry(config: CliConfig, log: Logger, origin: () => string, purpose: 'serve' | 'deliver' | 'migrate' = 'serve'): Promise<Registry> {
   // The Catalogi API over HTTP is the registry's default catalog: it shares the registry's remote
   // client, so its fetches and cache look-ups are in the metrics.
   const catalog =
@@ -115,12 +133,12 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     storage: config.database ?? DEFAULT_DATABASE,
     catalog,
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
-    authorization: authorization(config, source),
+    authorization: purpose === 'serve' ? authorization(config, source) : undefined,
     logger: log,
     preset: 'none',
-    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose === 'migrate' }),
-    migrate: purpose === 'serve',
-    outbox: purpose === 'serve' ? config.outbox : { ...config.outbox, dispatch: false },
+    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve' }),
+    migrate: purpose !== 'migrate',
+    outbox: { ...config.outbox, dispatch: purpose === 'serve' ? config.outbox?.dispatch : purpose === 'deliver' },
     strictNulls: config.strictNulls,
     drainTimeoutMs: config.drainTimeoutMs,
   });
@@ -138,7 +156,13 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const address = server.address();
   if (typeof address === 'object' && address) port = address.port;
   log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
-  await new Promise<void>((resolve) => {
+  await closeOnSignal(registry, log);
+  return 0;
+}
+
+/** Until SIGINT or SIGTERM, then the registry's shutdown (its servers drained, its deliveries finished). */
+function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
       registry.close().then(resolve, (error: unknown) => {
@@ -149,6 +173,26 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/** The outbox's dispatcher alone, with the probes and metrics an orchestrator asks for. */
+async function deliver(config: CliConfig, log: Logger): Promise<number> {
+  if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
+  const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
+  const probes = express();
+  probes.disable('x-powered-by');
+  probes.get('/healthz', registry.health).get('/readyz', registry.ready).get('/metrics', registry.metrics);
+  probes.use(notFound, errorHandler(log));
+  const server = drainableServer(probes);
+  const port = config.port ?? DEFAULT_PORT;
+  await startListening(server.server, port, config.host).catch(async (error: unknown) => {
+    await registry.close();
+    throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
+  });
+  const { port: bound } = server.server.address() as AddressInfo;
+  log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz, /readyz and /metrics on port ${bound}`, { port: bound, plugins: registry.plugins.map((plugin) => plugin.name) });
+  await closeOnSignal(registry, log);
+  await server.drain(1000);
   return 0;
 }
 
@@ -269,7 +313,7 @@ async function main(argv: string[]): Promise<number> {
   const config = configuration(values, command === 'serve' || command === 'check-config');
   debug = config.logLevel === 'debug';
   // JSON lines on stdout while serving; other commands print their results there, so they log on stderr.
-  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' ? process.stdout : process.stderr }));
+  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' || command === 'deliver' ? process.stdout : process.stderr }));
   const warnings = configWarnings(config);
   if (command === 'check-config') {
     for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
@@ -279,6 +323,7 @@ async function main(argv: string[]): Promise<number> {
   for (const warning of warnings) log.warn(warning);
   try {
     if (command === 'serve') return await serve(config, log);
+    if (command === 'deliver') return await deliver(config, log);
     if (command === 'migrate') return await migrate(config, log);
     return await outboxCommand(config, positionals.slice(1), values);
   } catch (error) {

@@ -190,7 +190,7 @@ describe('CLI and the embedded data directory', function () {
     const help = await run(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.output, /Usage: zaakregister <command>/);
-    for (const command of ['serve', 'migrate', 'check-config', 'outbox']) {
+    for (const command of ['serve', 'deliver', 'migrate', 'check-config', 'outbox']) {
       const commandHelp = await run([command, '--help']);
       assert.equal(commandHelp.code, 0, commandHelp.output);
       assert.match(commandHelp.output, new RegExp(`Usage: zaakregister ${command}`));
