@@ -43,10 +43,11 @@ const log = (line: string) => console.error(line);
 interface Scenario {
   name: string;
   /**
-   * Which server: the registry, the registry that publishes notifications (`notifying`), the bare
-   * baseline, or the ceiling (pre-rendered JSON pages).
+   * Which server: the registry, the registry that publishes notifications (`notifying`), one that
+   * only enqueues them (`enqueuing`: its deliveries left to another process), the bare baseline, or
+   * the ceiling (pre-rendered JSON pages).
    */
-  target: 'registry' | 'notifying' | 'baseline' | 'ceiling';
+  target: 'registry' | 'notifying' | 'enqueuing' | 'baseline' | 'ceiling';
   /** The baseline scenario it is compared with; of several, the fastest at the same connections. */
   baseline?: string | string[];
   requests: autocannon.Request[];
@@ -72,6 +73,8 @@ interface Measurement {
   p99: number;
   failed: number;
   baseline?: string | string[];
+  /** `enqueuing`: the outbox rows its cell left, then delivered by a dispatcher alone (the notifying registry's). */
+  drained?: { rows: number; seconds: number; cpuPerDelivery?: number };
 }
 
 // ---------------------------------------------------------------------------------------------- data
@@ -239,6 +242,54 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
   };
 }
 
+/**
+ * Stops `child` (SIGSTOP) once no transaction is open on `database`: a write the cell's last
+ * requests began would otherwise hold its locks until the process runs again, and the next
+ * `reset` would wait for it. (A dispatcher's statements are each a transaction of their own.)
+ */
+async function pause(database: string, child: ChildProcess): Promise<void> {
+  const knex: Knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
+  try {
+    // Twice in a row: a transaction's first statement runs as 'active' before it waits for the next.
+    for (let waited = 0, clear = 0; clear < 2; waited += 20) {
+      const open = await knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`);
+      clear = open.rows[0].n ? 0 : clear + 1;
+      if (waited > 10_000) throw new Error('a transaction stayed open for 10 s after a cell');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGSTOP');
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/**
+ * Delivers what an `enqueuing` cell left in the outbox with `worker` (the notifying registry: its
+ * dispatcher is what `zaakregister deliver` runs), resumed for it: how many rows, how long, and the
+ * worker's CPU per delivery.
+ */
+async function drain(database: string, worker: ChildProcess): Promise<NonNullable<Measurement['drained']>> {
+  const knex: Knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
+  const pending = async () => Number((await knex('outbox').count({ n: '*' }))[0].n);
+  try {
+    const rows = await pending();
+    if (!rows) throw new Error('the enqueuing registry left no outbox row: its row measured writes that enqueue nothing');
+    const cpuBefore = cpuMilliseconds(worker.pid!);
+    const started = performance.now();
+    worker.kill('SIGCONT');
+    while ((await pending()) > 0) {
+      if (performance.now() - started > 300_000) throw new Error('the outbox was not delivered within 5 minutes');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuMilliseconds(worker.pid!);
+    await pause(database, worker);
+    return { rows, seconds, cpuPerDelivery: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / rows };
+  } finally {
+    await knex.destroy();
+  }
+}
+
 /** The ceiling's two ways of sending a page of stored JSON (see `ceiling-server.ts`). */
 const CEILINGS = ['ceiling: page 1-10, pre-rendered JSON (string_agg)', 'ceiling: page 1-10, pre-rendered JSON (rows joined in Node)'];
 
@@ -336,6 +387,16 @@ async function scenarios(sample: { uuid: string; zaaktype: string }[], registryB
       headers: alles,
     },
     {
+      // An API instance beside `zaakregister deliver` workers ("dispatch": false): each write stores
+      // its outbox row and the instance delivers nothing. What it left is delivered after each cell
+      // by a dispatcher alone (see `drain`), and reported with it.
+      name: 'POST /zaken, enqueuing (outbox row, delivered by a worker)',
+      target: 'enqueuing',
+      baseline: 'baseline: insert one',
+      requests: Array.from({ length: 100 }, (_, i) => ({ method: 'POST', path: '/zaken/api/v1/zaken', ...json(zaakBody(i)), headers: { ...alles, 'content-type': 'application/json' } })),
+      headers: alles,
+    },
+    {
       // What a registry that publishes notifications does: an outbox row in each write's transaction,
       // delivered after commit to a Notificaties API (bench/api/notificaties-server.ts, on the same cores).
       // Last: the deliveries it leaves pending go on after its cells, until the next round's reset.
@@ -400,6 +461,19 @@ for (const size of sizes) {
   const registry = await start('bench/api/registry-server.ts', database);
   const notificaties = backend === 'postgres' ? await start('bench/api/notificaties-server.ts', database) : undefined;
   const notifying = notificaties ? await start('bench/api/registry-server.ts', database, { NOTIFICATIES_URL: `${notificaties.base}/api/v1` }) : undefined;
+  const enqueuing = notificaties ? await start('bench/api/registry-server.ts', database, { NOTIFICATIES_URL: `${notificaties.base}/api/v1`, OUTBOX_DISPATCH: 'false' }) : undefined;
+  // Stopped (SIGSTOP) but for its own cells and the drains: its dispatcher would deliver the other
+  // writers' outbox rows beside their cells.
+  notifying?.child.kill('SIGSTOP');
+  /** The notifying registry runs for `cells` alone. */
+  const withNotifying = async <T>(cells: () => Promise<T>): Promise<T> => {
+    notifying!.child.kill('SIGCONT');
+    try {
+      return await cells();
+    } finally {
+      await pause(database, notifying!.child);
+    }
+  };
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
   const ceiling = backend === 'postgres' ? await start('bench/api/ceiling-server.ts', database) : undefined;
   const rounds: Measurement[][] = [];
@@ -409,21 +483,22 @@ for (const size of sizes) {
     // Every registry path compiled before any cell is measured: the first cell measured ran at half
     // the rate of the same cell later in the run, while the bare servers have one path each.
     for (const scenario of await scenarios(sample, registry.base)) {
-      const warmed = { registry, notifying }[scenario.target as 'registry' | 'notifying'];
-      // The notifying registry is warmed only for its own scenario: its deliveries would run beside other cells.
-      if (scenario.target === 'notifying' && values.only && !scenario.name.includes(values.only)) continue;
-      if (warmed) await autocannon({ url: warmed.base, connections: 4, duration: warmup, requests: scenario.requests, headers: scenario.headers });
+      const warmed = { registry, notifying, enqueuing }[scenario.target as 'registry' | 'notifying' | 'enqueuing'];
+      if (!warmed || (scenario.target !== 'registry' && values.only && !scenario.name.includes(values.only))) continue;
+      const warm = () => autocannon({ url: warmed.base, connections: 4, duration: warmup, requests: scenario.requests, headers: scenario.headers });
+      await (scenario.target === 'notifying' ? withNotifying(warm) : warm());
     }
     for (let round = 1; round <= roundCount; round++) {
       // Every round from the seeded state, its ETags and statuses made anew.
       await reset(database);
       const measured: Measurement[] = [];
       for (const scenario of await scenarios(sample, registry.base)) {
-        if (values.only && !scenario.name.includes(values.only) && (scenario.target === 'registry' || scenario.target === 'notifying')) continue;
-        const server = { registry, notifying, baseline, ceiling }[scenario.target];
+        if (values.only && !scenario.name.includes(values.only) && ['registry', 'notifying', 'enqueuing'].includes(scenario.target)) continue;
+        const server = { registry, notifying, enqueuing, baseline, ceiling }[scenario.target];
         if (!server) continue;
         for (const connections of connectionCounts) {
-          const m = await measure(server, scenario, connections);
+          const m = scenario.target === 'notifying' ? await withNotifying(() => measure(server, scenario, connections)) : await measure(server, scenario, connections);
+          if (scenario.target === 'enqueuing') m.drained = await drain(database, notifying!.child);
           log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
           measured.push(m);
         }
@@ -432,6 +507,7 @@ for (const size of sizes) {
     }
     rss = residentMegabytes(registry.child.pid!);
     if (notificaties && rounds.some((round) => round.some((m) => m.target === 'notifying'))) {
+      notifying!.child.kill('SIGCONT');
       // Deliveries follow the commits: allowed a few seconds to arrive.
       for (let waited = 0; !delivered && waited < 10_000; waited += 250) {
         delivered = Number(await (await fetch(`${notificaties.base}/received`)).text());
@@ -441,7 +517,9 @@ for (const size of sizes) {
     }
   } finally {
     await stop(registry.child);
+    if (notifying) notifying.child.kill('SIGCONT');
     if (notifying) await stop(notifying.child);
+    if (enqueuing) await stop(enqueuing.child);
     if (notificaties) await stop(notificaties.child);
     if (baseline) await stop(baseline.child);
     if (ceiling) await stop(ceiling.child);
@@ -451,8 +529,10 @@ for (const size of sizes) {
   const rssLine = rss === undefined ? '' : `\nRegistry RSS after all scenarios (mixed reads and writes): ${rss} MB.\n`;
   const deliveredLine = delivered === undefined ? '' : `\nNotifications the notifying registry delivered: ${delivered.toLocaleString('en')}.\n`;
   const measurements = medians(rounds);
+  const drains = measurements.filter((m) => m.drained).map(({ connections, drained: d }) => `${d!.rows.toLocaleString('en')} rows after ${connections} connection(s) in ${d!.seconds.toFixed(1)} s (${Math.round(d!.rows / d!.seconds).toLocaleString('en')}/s${d!.cpuPerDelivery === undefined ? '' : `, ${d!.cpuPerDelivery.toFixed(3)} ms of its CPU each`})`);
+  const drainedLine = drains.length ? `\nThe enqueuing cells' outbox rows, delivered afterwards by a dispatcher alone: ${drains.join('; ')}.\n` : '';
   const roundsLine = roundCount > 1 ? `\nEach cell the round of median throughput of ${roundCount} rounds (servers kept, data reset between rounds).\n` : '';
-  const markdown = `${header}\n${seedLine}${roundsLine}\n${table(measurements)}\n${rssLine}${deliveredLine}`;
+  const markdown = `${header}\n${seedLine}${roundsLine}\n${table(measurements)}\n${rssLine}${deliveredLine}${drainedLine}`;
   console.log(`\n${markdown}`);
   const file = `bench/results/api-${backend}-${size}`;
   writeFileSync(`${file}.md`, markdown);
