@@ -11,7 +11,7 @@ import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig
 import express from 'express';
 import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
-import { drainableServer, startListening } from './ops/shutdown.js';
+import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
@@ -63,10 +63,11 @@ Delivers what the registry's writes put in the outbox (notifications, relations 
 registries) until SIGINT or SIGTERM, serving no API: run it beside instances configured with
 "outbox": { "dispatch": false }, so that deliveries take no CPU from their requests. Reads the
 same configuration as serve (its plugins and "outbox" settings; "dispatch" is on here) and serves
-/healthz, /readyz and /metrics on --port.
+/healthz, /readyz and /metrics on --port, over HTTP ("tls" is serve's).
 
 Options:
   --port <n>                            port of /healthz, /readyz and /metrics (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --metrics-port <n>                    serve /metrics on this port only
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
 
@@ -156,16 +157,16 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const address = server.address();
   if (typeof address === 'object' && address) port = address.port;
   log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
-  await closeOnSignal(registry, log);
+  await closeOnSignal(() => registry.close(), log);
   return 0;
 }
 
-/** Until SIGINT or SIGTERM, then the registry's shutdown (its servers drained, its deliveries finished). */
-function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
+/** Until SIGINT or SIGTERM, then `close` (the registry's shutdown: its servers drained, its deliveries finished). */
+function closeOnSignal(close: () => Promise<void>, log: Logger): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
-      registry.close().then(resolve, (error: unknown) => {
+      close().then(resolve, (error: unknown) => {
         log.error('shutdown failed', { error: String(error) });
         resolve();
       });
@@ -179,20 +180,34 @@ function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
 async function deliver(config: CliConfig, log: Logger): Promise<number> {
   if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
-  const probes = express();
-  probes.disable('x-powered-by');
-  probes.get('/healthz', registry.health).get('/readyz', registry.ready).get('/metrics', registry.metrics);
-  probes.use(notFound, errorHandler(log));
-  const server = drainableServer(probes);
-  const port = config.port ?? DEFAULT_PORT;
-  await startListening(server.server, port, config.host).catch(async (error: unknown) => {
-    await registry.close();
-    throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
+  const servers: DrainableServer[] = [];
+  const listen = async (app: express.Express, port: number, setting: string) => {
+    app.disable('x-powered-by');
+    app.use(notFound, errorHandler(log));
+    const server = drainableServer(app);
+    await startListening(server.server, port, config.host).catch(async (error: unknown) => {
+      await Promise.all(servers.map((s) => s.drain(0)));
+      await registry.close();
+      throw new Error(`cannot listen on port ${port} (${setting}): ${(error as Error).message}`, { cause: error });
+    });
+    servers.push(server);
+    return (server.server.address() as AddressInfo).port;
+  };
+  const probes = express().get('/healthz', registry.health).get('/readyz', registry.ready);
+  // As serve does: with "metricsPort", metrics on that port only.
+  if (config.metricsPort === undefined) probes.get('/metrics', registry.metrics);
+  const port = await listen(probes, config.port ?? DEFAULT_PORT, '--port / PORT / "port"');
+  const metricsPort = config.metricsPort === undefined ? port : await listen(express().get('/metrics', registry.metrics), config.metricsPort, '--metrics-port / "metricsPort"');
+  log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${port}, /metrics on port ${metricsPort}`, {
+    port,
+    metricsPort,
+    plugins: registry.plugins.map((plugin) => plugin.name),
   });
-  const { port: bound } = server.server.address() as AddressInfo;
-  log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz, /readyz and /metrics on port ${bound}`, { port: bound, plugins: registry.plugins.map((plugin) => plugin.name) });
-  await closeOnSignal(registry, log);
-  await server.drain(1000);
+  // The probes and metrics stop before the registry closes the database they read.
+  await closeOnSignal(async () => {
+    await Promise.all(servers.map((server) => server.drain(1000)));
+    await registry.close();
+  }, log);
   return 0;
 }
 

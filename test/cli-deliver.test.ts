@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('an API instance with "dispatch": false leaves its notifications in the outbox; deliver sends them, serving only its probes and metrics', async () => {
+    it('an API instance with "dispatch": false leaves its notifications in the outbox; deliver sends them, serving only its probes and (on --metrics-port) its metrics', async () => {
       const config = path.join(dir, 'config.json');
       await writeFile(
         config,
@@ -74,9 +74,10 @@ for (const backend of BACKENDS) {
         assert.equal(await exitCode(api), 0, api.output());
         assert.equal(nrc.notificaties.length, 0, 'the API instance delivered nothing');
 
-        const worker = spawnTs('src/cli.ts', ['deliver', '--config', config, '--port', '0']);
+        const worker = spawnTs('src/cli.ts', ['deliver', '--config', config, '--port', '0', '--metrics-port', '0']);
         try {
-          const [, port] = await waitForOutput(worker, /"msg":"delivering the outbox of [^"]+; \/healthz, \/readyz and \/metrics on port (\d+)"/);
+          const [, port, metricsPort] = await waitForOutput(worker, /"msg":"delivering the outbox of [^"]+; \/healthz and \/readyz on port (\d+), \/metrics on port (\d+)"/);
+          assert.notEqual(metricsPort, port);
           assert.doesNotMatch(worker.output(), /DEVELOPMENT MODE/, 'the worker authenticates nobody: it serves no API');
           const origin = `http://127.0.0.1:${port}`;
           await eventually(() => assert.equal(nrc.notificaties.length, 1, 'the worker delivered the notification'));
@@ -87,10 +88,11 @@ for (const backend of BACKENDS) {
           assert.equal((await fetch(`${origin}/healthz`)).status, 200);
           assert.equal((await fetch(`${origin}/readyz`)).status, 200);
           await eventually(async () => {
-            const exposition = await (await fetch(`${origin}/metrics`)).text();
+            const exposition = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
             assert.equal(metric(exposition, /^zaakregister_outbox_deliveries_total\{result="delivered"\}/), 1, 'the delivery is counted');
             assert.equal(metric(exposition, /^zaakregister_outbox_pending /), 0, 'the outbox is empty');
           });
+          assert.equal((await fetch(`${origin}/metrics`)).status, 404, 'with --metrics-port, metrics on that port only');
           const api = await fetch(`${origin}/zaken/api/v1/zaken`);
           assert.equal(api.status, 404, 'no API is served');
           assert.match(api.headers.get('content-type') ?? '', /application\/problem\+json/);

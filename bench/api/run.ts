@@ -252,7 +252,9 @@ async function pause(database: string, child: ChildProcess): Promise<void> {
   try {
     // Twice in a row: a transaction's first statement runs as 'active' before it waits for the next.
     for (let waited = 0, clear = 0; clear < 2; waited += 20) {
-      const open = await knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`);
+      // Between statements, or in a statement after the first (`xact_start` before `query_start`).
+      const open = await knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+        and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`);
       clear = open.rows[0].n ? 0 : clear + 1;
       if (waited > 10_000) throw new Error('a transaction stayed open for 10 s after a cell');
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -264,13 +266,13 @@ async function pause(database: string, child: ChildProcess): Promise<void> {
 }
 
 /**
- * Delivers what an `enqueuing` cell left in the outbox with `worker` (the notifying registry: its
+ * Delivers what an `enqueuing` cell (with its warm-up) left in the outbox with `worker` (the notifying registry: its
  * dispatcher is what `zaakregister deliver` runs), resumed for it: how many rows, how long, and the
  * worker's CPU per delivery.
  */
 async function drain(database: string, worker: ChildProcess): Promise<NonNullable<Measurement['drained']>> {
   const knex: Knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
-  const pending = async () => Number((await knex('outbox').count({ n: '*' }))[0].n);
+  const pending = async () => Number((await knex('outbox').where('status', 'pending').count({ n: '*' }))[0].n);
   try {
     const rows = await pending();
     if (!rows) throw new Error('the enqueuing registry left no outbox row: its row measured writes that enqueue nothing');
@@ -284,6 +286,8 @@ async function drain(database: string, worker: ChildProcess): Promise<NonNullabl
     const seconds = (performance.now() - started) / 1000;
     const cpuAfter = cpuMilliseconds(worker.pid!);
     await pause(database, worker);
+    const failed = Number((await knex('outbox').where('status', 'failed').count({ n: '*' }))[0].n);
+    if (failed) throw new Error(`${failed} of the enqueuing registry's notifications failed to be delivered`);
     return { rows, seconds, cpuPerDelivery: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / rows };
   } finally {
     await knex.destroy();
@@ -474,6 +478,8 @@ for (const size of sizes) {
       await pause(database, notifying!.child);
     }
   };
+  /** Notifications the Notificaties API has received so far (the drains' too). */
+  const received = async () => Number(await (await fetch(`${notificaties!.base}/received`)).text());
   const baseline = backend === 'postgres' ? await start('bench/api/baseline-server.ts', database) : undefined;
   const ceiling = backend === 'postgres' ? await start('bench/api/ceiling-server.ts', database) : undefined;
   const rounds: Measurement[][] = [];
@@ -497,7 +503,14 @@ for (const size of sizes) {
         const server = { registry, notifying, enqueuing, baseline, ceiling }[scenario.target];
         if (!server) continue;
         for (const connections of connectionCounts) {
-          const m = scenario.target === 'notifying' ? await withNotifying(() => measure(server, scenario, connections)) : await measure(server, scenario, connections);
+          let m: Measurement;
+          if (scenario.target === 'notifying') {
+            const before = await received();
+            m = await withNotifying(() => measure(server, scenario, connections));
+            delivered = (delivered ?? 0) + (await received()) - before;
+          } else {
+            m = await measure(server, scenario, connections);
+          }
           if (scenario.target === 'enqueuing') m.drained = await drain(database, notifying!.child);
           log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
           measured.push(m);
@@ -506,15 +519,7 @@ for (const size of sizes) {
       rounds.push(measured);
     }
     rss = residentMegabytes(registry.child.pid!);
-    if (notificaties && rounds.some((round) => round.some((m) => m.target === 'notifying'))) {
-      notifying!.child.kill('SIGCONT');
-      // Deliveries follow the commits: allowed a few seconds to arrive.
-      for (let waited = 0; !delivered && waited < 10_000; waited += 250) {
-        delivered = Number(await (await fetch(`${notificaties.base}/received`)).text());
-        if (!delivered) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      if (!delivered) throw new Error('the notifying registry delivered no notification: its row measured writes that publish nothing');
-    }
+    if (delivered === 0) throw new Error('the notifying registry delivered no notification during its cells: its row measured writes that publish nothing');
   } finally {
     await stop(registry.child);
     if (notifying) notifying.child.kill('SIGCONT');
@@ -527,7 +532,7 @@ for (const size of sizes) {
   const header = `### ${size.toLocaleString('en')} zaken, ${facts.database}, ${facts.cores} cores (${facts.cpu}), Node ${facts.node}, ${duration} s per cell`;
   const seedLine = seeded ? `\nSeeded ${seeded.rows.toLocaleString('en')} rows in ${seeded.seconds.toFixed(1)} s (${seeded.rowsPerSecond.toLocaleString('en')} rows/s).\n` : '';
   const rssLine = rss === undefined ? '' : `\nRegistry RSS after all scenarios (mixed reads and writes): ${rss} MB.\n`;
-  const deliveredLine = delivered === undefined ? '' : `\nNotifications the notifying registry delivered: ${delivered.toLocaleString('en')}.\n`;
+  const deliveredLine = delivered === undefined ? '' : `\nNotifications the notifying registry delivered during its cells: ${delivered.toLocaleString('en')}.\n`;
   const measurements = medians(rounds);
   const drains = measurements.filter((m) => m.drained).map(({ connections, drained: d }) => `${d!.rows.toLocaleString('en')} rows after ${connections} connection(s) in ${d!.seconds.toFixed(1)} s (${Math.round(d!.rows / d!.seconds).toLocaleString('en')}/s${d!.cpuPerDelivery === undefined ? '' : `, ${d!.cpuPerDelivery.toFixed(3)} ms of its CPU each`})`);
   const drainedLine = drains.length ? `\nThe enqueuing cells' outbox rows, delivered afterwards by a dispatcher alone: ${drains.join('; ')}.\n` : '';
