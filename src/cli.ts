@@ -8,10 +8,6 @@ import { staticAuthorizations } from './auth/static-source.js';
 import type { AuthorizationSource } from './auth/types.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
-import express from 'express';
-import { errorHandler } from './http/error-handler.js';
-import { notFound } from './http/not-found.js';
-import { drainableServer, startListening, type DrainableServer } from './ops/shutdown.js';
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
@@ -150,23 +146,28 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await registry.listen(port, config.host, { tls, metricsPort: config.metricsPort }).catch(async (error: unknown) => {
-    await registry.close();
-    throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
-  });
+  const server = await listenOrClose(registry, port, config.host, { tls, metricsPort: config.metricsPort });
   const address = server.address();
   if (typeof address === 'object' && address) port = address.port;
   log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
-  await closeOnSignal(() => registry.close(), log);
+  await closeOnSignal(registry, log);
   return 0;
 }
 
-/** Until SIGINT or SIGTERM, then `close` (the registry's shutdown: its servers drained, its deliveries finished). */
-function closeOnSignal(close: () => Promise<void>, log: Logger): Promise<void> {
+/** `registry.listen`; when it cannot, the registry closed and one line naming the setting. */
+function listenOrClose(registry: Registry, port: number, host: string | undefined, options: Parameters<Registry['listen']>[2]) {
+  return registry.listen(port, host, options).catch(async (error: unknown) => {
+    await registry.close();
+    throw new Error(`cannot listen on port ${port} (--port / PORT / "port"): ${(error as Error).message}`, { cause: error });
+  });
+}
+
+/** Until SIGINT or SIGTERM, then the registry's shutdown (its servers drained, its deliveries finished). */
+function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
-      close().then(resolve, (error: unknown) => {
+      registry.close().then(resolve, (error: unknown) => {
         log.error('shutdown failed', { error: String(error) });
         resolve();
       });
@@ -180,34 +181,14 @@ function closeOnSignal(close: () => Promise<void>, log: Logger): Promise<void> {
 async function deliver(config: CliConfig, log: Logger): Promise<number> {
   if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
-  const servers: DrainableServer[] = [];
-  const listen = async (app: express.Express, port: number, setting: string) => {
-    app.disable('x-powered-by');
-    app.use(notFound, errorHandler(log));
-    const server = drainableServer(app);
-    await startListening(server.server, port, config.host).catch(async (error: unknown) => {
-      await Promise.all(servers.map((s) => s.drain(0)));
-      await registry.close();
-      throw new Error(`cannot listen on port ${port} (${setting}): ${(error as Error).message}`, { cause: error });
-    });
-    servers.push(server);
-    return (server.server.address() as AddressInfo).port;
-  };
-  const probes = express().get('/healthz', registry.health).get('/readyz', registry.ready);
-  // As serve does: with "metricsPort", metrics on that port only.
-  if (config.metricsPort === undefined) probes.get('/metrics', registry.metrics);
-  const port = await listen(probes, config.port ?? DEFAULT_PORT, '--port / PORT / "port"');
-  const metricsPort = config.metricsPort === undefined ? port : await listen(express().get('/metrics', registry.metrics), config.metricsPort, '--metrics-port / "metricsPort"');
-  log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${port}, /metrics on port ${metricsPort}`, {
-    port,
-    metricsPort,
+  const port = config.port ?? DEFAULT_PORT;
+  const server = await listenOrClose(registry, port, config.host, { metricsPort: config.metricsPort, api: false });
+  const bound = (server.address() as AddressInfo).port;
+  log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${bound}, /metrics on port ${config.metricsPort ?? bound}`, {
+    port: bound,
     plugins: registry.plugins.map((plugin) => plugin.name),
   });
-  // The probes and metrics stop before the registry closes the database they read.
-  await closeOnSignal(async () => {
-    await Promise.all(servers.map((server) => server.drain(1000)));
-    await registry.close();
-  }, log);
+  await closeOnSignal(registry, log);
   return 0;
 }
 

@@ -119,9 +119,10 @@ export interface Registry {
   migrate(): Promise<string[]>;
   /**
    * Serves the registry on its own Express app at the base URL's path, with `/healthz`, `/readyz`
-   * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that port only.
+   * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that
+   * port only. `api: false` serves the probes and metrics alone (an instance that only delivers the outbox).
    */
-  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number }): Promise<Server>;
+  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean }): Promise<Server>;
   /**
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
    * in flight, operations still running (also in a host's app, also those whose clients left) finish,
@@ -358,18 +359,20 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       }
       const origin = (req: express.Request) => (baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`);
       const newest = served[served.length - 1];
-      // Every request but the probes above gets its id and access-log line, also those outside the API,
-      // whose problems point at the newest version's error catalogue.
-      app.use(requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`));
-      mount(app);
-      // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
-      app.get('/', (req, res) => {
-        const at = origin(req);
-        res.json({
-          name: 'zaakregister',
-          apis: served.map((v) => ({ version: v.version, href: `${at}${v.basePath}`, openapi: `${at}${v.basePath}/openapi.json`, docs: `${at}${v.basePath}/docs/` })),
+      if (listenOptions.api !== false) {
+        // Every request but the probes above gets its id and access-log line, also those outside the API,
+        // whose problems point at the newest version's error catalogue.
+        app.use(requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`));
+        mount(app);
+        // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
+        app.get('/', (req, res) => {
+          const at = origin(req);
+          res.json({
+            name: 'zaakregister',
+            apis: served.map((v) => ({ version: v.version, href: `${at}${v.basePath}`, openapi: `${at}${v.basePath}/openapi.json`, docs: `${at}${v.basePath}/docs/` })),
+          });
         });
-      });
+      }
       app.use(notFound, errorHandler(log));
       const api = drainableServer(app, listenOptions.tls ? createTlsServer(listenOptions.tls) : undefined);
       await startListening(api.server, port, hostname);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { demoZaaktype } from '../src/demo.js';
@@ -10,6 +12,15 @@ import { exitCode, spawnTs, waitForOutput } from './helpers/spawn.js';
 import { startNotificatiesApi, type NotificatiesApiServer } from './helpers/zgw-servers.js';
 
 const ZAAK = { bronorganisatie: '517439943', verantwoordelijkeOrganisatie: '517439943', startdatum: '2024-01-01' };
+
+/** A port nobody listens on now (the CLI's `--metrics-port` is logged as given). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** The value of a metric line (`name{labels} value`) in a Prometheus exposition. */
 function metric(exposition: string, line: RegExp): number {
@@ -74,10 +85,11 @@ for (const backend of BACKENDS) {
         assert.equal(await exitCode(api), 0, api.output());
         assert.equal(nrc.notificaties.length, 0, 'the API instance delivered nothing');
 
-        const worker = spawnTs('src/cli.ts', ['deliver', '--config', config, '--port', '0', '--metrics-port', '0']);
+        const metricsPort = await freePort();
+        const worker = spawnTs('src/cli.ts', ['deliver', '--config', config, '--port', '0', '--metrics-port', String(metricsPort)]);
         try {
-          const [, port, metricsPort] = await waitForOutput(worker, /"msg":"delivering the outbox of [^"]+; \/healthz and \/readyz on port (\d+), \/metrics on port (\d+)"/);
-          assert.notEqual(metricsPort, port);
+          const [, port, logged] = await waitForOutput(worker, /"msg":"delivering the outbox of [^"]+; \/healthz and \/readyz on port (\d+), \/metrics on port (\d+)"/);
+          assert.equal(Number(logged), metricsPort);
           assert.doesNotMatch(worker.output(), /DEVELOPMENT MODE/, 'the worker authenticates nobody: it serves no API');
           const origin = `http://127.0.0.1:${port}`;
           await eventually(() => assert.equal(nrc.notificaties.length, 1, 'the worker delivered the notification'));
