@@ -81,6 +81,73 @@ for (const backend of BACKENDS) {
         assert.notEqual(generated.body.identificatie, next);
       });
 
+      it('answers a create with the bytes a read of the zaak then gives (the insert travels with the COMMIT, unread)', async () => {
+        const hoofdzaak = await create();
+        const full = {
+          omschrijving: 'Volledig',
+          toelichting: 'Elk veld',
+          einddatumGepland: '2024-04-01',
+          uiterlijkeEinddatumAfdoening: '2024-05-01',
+          publicatiedatum: '2024-03-02',
+          communicatiekanaal: 'https://kanalen.test/1',
+          productenOfDiensten: ['https://producten.test/1'],
+          betalingsindicatie: 'gedeeltelijk',
+          // An offset and microseconds: the database answers the instant in UTC, to the millisecond.
+          laatsteBetaaldatum: '2024-03-05T10:11:12.345678+02:00',
+          // Keys out of jsonb's order (it puts shorter ones first): the answer has them as a read does.
+          zaakgeometrie: { coordinates: [5.1, 52.1], type: 'Point' },
+          verlenging: { reden: 'Drukte', duur: 'P5D' },
+          opschorting: { indicatie: true, reden: 'Wacht' },
+          selectielijstklasse: 'https://selectielijst.test/1',
+          hoofdzaak: hoofdzaak.body.url,
+          relevanteAndereZaken: [{ url: hoofdzaak.body.url, aardRelatie: 'vervolg' }],
+          kenmerken: [{ kenmerk: 'K1', bron: 'B' }, { kenmerk: 'K2', bron: 'Bron met een langere naam' }],
+          archiefnominatie: 'blijvend_bewaren',
+          archiefactiedatum: '2030-01-01',
+          opdrachtgevendeOrganisatie: RSIN_2,
+          processobjectaard: 'Een aard',
+          startdatumBewaartermijn: '2024-06-01',
+          processobject: { registratie: 'BRK', objecttype: 'Perceel', identificatie: '42', datumkenmerk: '2024-01-01' },
+        };
+        for (const input of [{}, full, { laatsteBetaaldatum: '2024-03-05T10:11:12+02:00' }, { laatsteBetaaldatum: '2024-03-05t08:11:12z' }]) {
+          const created = await create(input);
+          assert.equal(created.status, 201, created.text);
+          const read = await api.request(`/zaken/${created.body.uuid}`);
+          assert.equal(created.text, read.text, JSON.stringify(input));
+        }
+      });
+
+      it('answers 409 and stores nothing when another instance gave a reserved identificatie to a client, then generates another', async () => {
+        const { storage } = api.registry.services;
+        // Two new instances on the same database, which leave it open when they close: neither holds a reservation yet.
+        const shared = () => startRegistry(Object.create(storage, { close: { value: async () => undefined } }));
+        const [instance, other] = await Promise.all([shared(), shared()]);
+        const create = (overrides: Record<string, unknown> = {}) => instance.request('/zaken', { method: 'POST', json: zaakInput(overrides) });
+        try {
+          // The first create reserves one identificatie; the second, right after it, two, and uses the first.
+          await create();
+          const second = await create();
+          const reserved = second.body.identificatie.replace(/\d{10}$/, (n: string) => String(Number(n) + 1).padStart(10, '0'));
+          const taken = await other.request('/zaken', { method: 'POST', json: zaakInput({ identificatie: reserved }) });
+          assert.equal(taken.status, 201, taken.text);
+          const [{ count: before }] = await storage.knex('zaak').count({ count: '*' });
+
+          const refused = await create({ omschrijving: 'Komt er niet' });
+          assert.equal(refused.status, 409, refused.text);
+          assert.equal(refused.body.code, 'conflict');
+          const [{ count: after }] = await storage.knex('zaak').count({ count: '*' });
+          assert.equal(Number(after), Number(before), 'nothing of the refused create was stored');
+          assert.equal((await storage.knex('audittrail').where('resource_weergave', reserved).count({ count: '*' }))[0].count, 1, 'only the client zaak has an audit row');
+
+          const retried = await create({ omschrijving: 'Nu wel' });
+          assert.equal(retried.status, 201, retried.text);
+          assert.notEqual(retried.body.identificatie, reserved);
+          assert.equal((await instance.request(`/zaken/${retried.body.uuid}`)).text, retried.text);
+        } finally {
+          await Promise.all([instance.close(), other.close()]);
+        }
+      });
+
       it('answers 404 for an unknown or malformed uuid', async () => {
         assert.equal((await api.request(`/zaken/${randomUUID()}`)).status, 404);
         const malformed = await api.request('/zaken/not-a-uuid');

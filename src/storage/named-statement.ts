@@ -60,17 +60,20 @@ const MAX_INSERT_SHAPES = 500;
  * database function computing the column). What this does not write the way knex would goes through
  * knex's compiler instead: a raw text with a quote, `$` or backslash (a `?` in a literal or escaped
  * is no binding), a subquery value, a schema-qualified table, a row with no values. `returning` is SQL
- * as it follows `returning`.
+ * as it follows `returning`; `ignoreConflictOn` names the columns of a unique index whose conflict leaves
+ * the row out (`on conflict (...) do nothing`).
  */
-export async function insertRow<T>(db: Knex | Knex.Transaction, table: string, row: Record<string, unknown>, options: BatchingOptions & { returning?: string } = {}): Promise<T[]> {
-  const { returning = '', ...batching } = options;
+export async function insertRow<T>(db: Knex | Knex.Transaction, table: string, row: Record<string, unknown>, options: BatchingOptions & { returning?: string; ignoreConflictOn?: readonly string[] } = {}): Promise<T[]> {
+  const { returning = '', ignoreConflictOn, ...batching } = options;
+  const onConflict = ignoreConflictOn ? ` on conflict (${ignoreConflictOn.map(quoteIdentifier).join(', ')}) do nothing` : '';
   const viaKnex = () => {
-    const query = db(table).insert(row);
+    let query = db(table).insert(row);
+    if (ignoreConflictOn) query = query.onConflict([...ignoreConflictOn]).ignore();
     // A `?` in `returning` is no binding here either.
     return directRows<T>(db, returning ? query.returning(db.raw(returning.replace(/\?/g, '\\?'))) : query, batching);
   };
   if (table.includes('.')) return viaKnex();
-  let key = `${table}\0${returning}`;
+  let key = `${table}\0${returning}\0${onConflict}`;
   const columns: string[] = [];
   const values: unknown[] = [];
   /** Per column its raw expression's text, or undefined for a bound value. */
@@ -99,7 +102,7 @@ export async function insertRow<T>(db: Knex | Knex.Transaction, table: string, r
   if (text === undefined) {
     let n = 0;
     const placeholders = expressions.map((sql) => (sql === undefined ? `$${++n}` : sql.replace(/\?/g, () => `$${++n}`)));
-    text = `insert into ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) values (${placeholders.join(', ')})${returning ? ` returning ${returning}` : ''}`;
+    text = `insert into ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) values (${placeholders.join(', ')})${onConflict}${returning ? ` returning ${returning}` : ''}`;
     if (insertTexts.size < MAX_INSERT_SHAPES) insertTexts.set(key, text);
   }
   return send<T>(db, 'insert', { text, values, ...batching });

@@ -8,8 +8,8 @@ export type { ChangeActor };
 
 /** What changed, for one audit trail row and one `resourceChanged` announcement. */
 export interface AuditChange {
-  /** Internal id of the zaak the trail belongs to. */
-  zaakId: number;
+  /** Internal id of the zaak the trail belongs to, or an expression for it (a zaak inserted in the same round trip). */
+  zaakId: number | Knex.Raw;
   /** URL of that zaak. */
   hoofdObject: string;
   /** That zaak's own fields (after the change; before it when it is destroyed). */

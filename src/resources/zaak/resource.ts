@@ -12,13 +12,15 @@ import { ownFields, renderZaak, zaakSummary } from './representation.js';
 import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http/prerendered.js';
 import { directRows } from '../../storage/named-statement.js';
 import { PREPARED, PREPARED_PAGE } from '../../storage/statement-batching.js';
-import { recordChange, requestOrigin, type AnnounceChange } from '../audittrail/record.js';
+import { recordChange, requestOrigin, type AnnounceChange, type AuditChange } from '../audittrail/record.js';
+import { IdentificatieReserve } from './identificaties.js';
 import { localZaakUuid } from '../shared/references.js';
 import { ZAKEN_LEZEN, authorizedZaaktypen, hasAnyScope, rankLiteral, restrictToAuthorized, type AccessSubject } from '../shared/access.js';
 import {
   findZaakByUuid,
   findZaakKey,
   insertZaak,
+  insertZaakAhead,
   relationsOf,
   selectZaken,
   updateZaak,
@@ -275,8 +277,7 @@ async function lockZaken(ctx: RequestContext): Promise<void> {
 }
 
 /** The answer and audit row of a write, from the zaak's row as written (with its relations, when it has any). */
-async function written(ctx: RequestContext, row: ZaakRow, status: number, announce: AnnounceChange): Promise<void> {
-  const id = row.id;
+async function written(ctx: RequestContext, row: ZaakRow, status: number, announce: AnnounceChange, id: AuditChange['zaakId'] = row.id): Promise<void> {
   ctx.result = render([row], ctx.baseUrl)[0];
   ctx.response.status = status;
   ctx.response.body = ctx.result;
@@ -461,6 +462,7 @@ export const zaakOpenApi: OpenApiFragment = {
  */
 export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
   const rendered: Rendered = { renderings: new RenderingCache(RENDERED_ZAKEN), ids: new ZaakIds(RENDERED_ZAKEN) };
+  const identificaties = new IdentificatieReserve();
   return [
     {
       id: 'zaak_list',
@@ -489,8 +491,10 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       lock: lockZaken,
       async execute(ctx) {
         const hoofdzaak = ctx.data!.hoofdzaak ? localZaakUuid(ctx.baseUrl, String(ctx.data!.hoofdzaak)) : null;
-        const row = await insertZaak(ctx.tx!, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) }, hoofdzaak ?? null);
-        await written(ctx, row, 201, announce);
+        const data = { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) };
+        const ahead = await insertZaakAhead(ctx.tx!, data, hoofdzaak ?? null, identificaties);
+        if (ahead) await written(ctx, ahead.row, 201, announce, ahead.id);
+        else await written(ctx, await insertZaak(ctx.tx!, data, hoofdzaak ?? null), 201, announce);
         ctx.response.headers.location = String(ctx.result!.url);
       },
       openapi: {
@@ -575,6 +579,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
         lock: lockZaken,
         async execute(ctx) {
           const row = lockedRows.get(ctx)!;
+          if (ctx.data!.identificatie) identificaties.taken(String(ctx.data!.identificatie));
           await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
           const updated = (await selectZaken(ctx.tx!).where('zaak.id', row.id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
           await written(ctx, updated, 200, announce);
