@@ -117,6 +117,25 @@ for (const backend of BACKENDS) {
         }
       });
 
+      it('gives up a block of reserved identificaties when a client gives one of them to a zaak through this instance', async () => {
+        // A new instance: its first create reserves one identificatie, its second (right after) two.
+        const instance = await startRegistry(Object.create(api.registry.services.storage, { close: { value: async () => undefined } }));
+        const create = (overrides: Record<string, unknown> = {}) => instance.request('/zaken', { method: 'POST', json: zaakInput(overrides) });
+        try {
+          await create();
+          const second = await create();
+          const reserved = second.body.identificatie.replace(/\d{10}$/, (n: string) => String(Number(n) + 1).padStart(10, '0'));
+          const other = await create({ identificatie: 'EIGEN-1' });
+          const renamed = await instance.request(`/zaken/${other.body.uuid}`, { method: 'PATCH', json: { identificatie: reserved } });
+          assert.equal(renamed.status, 200, renamed.text);
+          const generated = await create();
+          assert.equal(generated.status, 201, generated.text);
+          assert.notEqual(generated.body.identificatie, reserved);
+        } finally {
+          await instance.close();
+        }
+      });
+
       it('answers 409 and stores nothing when another instance gave a reserved identificatie to a client, then generates another', async () => {
         const { storage } = api.registry.services;
         // Two new instances on the same database, which leave it open when they close: neither holds a reservation yet.
@@ -146,6 +165,17 @@ for (const backend of BACKENDS) {
         } finally {
           await Promise.all([instance.close(), other.close()]);
         }
+      });
+
+      it('reserves identificaties in order, without those a zaak already has, for at most 10 seconds', async () => {
+        const { knex } = api.registry.services.storage;
+        const reserve = async (n: number) => (await knex.select('identificatie', 'valid_for').from(knex.raw('zaak_reserve_identificaties(?)', [n]))) as { identificatie: string; valid_for: number }[];
+        const [first] = await reserve(1);
+        const plus = (k: number) => first.identificatie.replace(/\d{10}$/, (n: string) => String(Number(n) + k).padStart(10, '0'));
+        assert.match(first.identificatie, /^ZAAK-\d{4}-\d{10}$/);
+        assert.ok(first.valid_for > 0 && first.valid_for <= 10, String(first.valid_for));
+        for (const k of [1, 3]) assert.equal((await create({ identificatie: plus(k) })).status, 201);
+        assert.deepEqual((await reserve(4)).map((row) => row.identificatie), [plus(2), plus(4)]);
       });
 
       it('answers 404 for an unknown or malformed uuid', async () => {

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -68,6 +68,8 @@ interface Measurement {
   mean: number;
   /** CPU ms the server process spent per request (its database work not included). */
   serverCpu?: number;
+  /** CPU ms PostgreSQL's processes on this machine spent per request (all of them: backends, WAL writer, autovacuum). */
+  databaseCpu?: number;
   p50: number;
   p90: number;
   p99: number;
@@ -216,6 +218,37 @@ function cpuMilliseconds(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU ms of each PostgreSQL process on this machine (the bench's server is local), by pid: what the
+ * database spends, beside the server process, on the cores they share. Undefined on PGlite (in the
+ * server process) or where none is found.
+ */
+function databaseCpu(): Map<string, number> | undefined {
+  if (backend === 'pglite') return undefined;
+  const byPid = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // it ended meanwhile
+    }
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    byPid.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+  }
+  return byPid.size ? byPid : undefined;
+}
+
+/** The CPU ms PostgreSQL spent between two `databaseCpu` readings; a process that ended in between (an autovacuum worker) is missed. */
+function databaseCpuBetween(before: Map<string, number> | undefined, after: Map<string, number> | undefined): number | undefined {
+  if (!before || !after) return undefined;
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
+  return spent;
+}
+
 async function measure(server: { base: string; child: ChildProcess }, scenario: Scenario, connections: number): Promise<Measurement> {
   const options = { url: server.base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
   // Warm-up, the same for every server: JIT, pools, caches. One second measured the registry's
@@ -223,8 +256,10 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
   // reach theirs within one second).
   await autocannon({ ...options, duration: warmup, setupClient: staggered(scenario.requests, connections) });
   const cpuBefore = cpuMilliseconds(server.child.pid!);
+  const databaseBefore = databaseCpu();
   const result = await autocannon({ ...options, duration, setupClient: staggered(scenario.requests, connections) });
   const cpuAfter = cpuMilliseconds(server.child.pid!);
+  const databaseSpent = databaseCpuBetween(databaseBefore, databaseCpu());
   const expected = scenario.expect ?? '2xx';
   const failed = result.errors + result.timeouts + ['1xx', '2xx', '3xx', '4xx', '5xx'].filter((c) => c !== expected).reduce((sum, c) => sum + ((result as any)[c] ?? 0), 0);
   return {
@@ -234,6 +269,7 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
     requestsPerSecond: Math.round(result.requests.average),
     mean: (connections * 1000) / result.requests.average,
     serverCpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / result.requests.total,
+    databaseCpu: databaseSpent === undefined ? undefined : databaseSpent / result.requests.total,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
@@ -243,23 +279,28 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
 }
 
 /**
- * Stops `child` (SIGSTOP) once no transaction is open on `database`: a write the cell's last
- * requests began would otherwise hold its locks until the process runs again, and the next
- * `reset` would wait for it. (A dispatcher's statements are each a transaction of their own.)
+ * Stops `child` (SIGSTOP) where none of its transactions is open: a write the cell's last requests
+ * began would otherwise hold its locks until the process runs again, and the next `reset` would wait
+ * for it. Stopped first, then checked: statements already sent still finish (a dispatcher's are each
+ * a transaction of their own), and a transaction then left between two statements, or in a later
+ * one, is resumed and stopped again a moment after. Checked before stopping, a dispatcher working
+ * off a backlog kept some claim running at every look.
  */
 async function pause(database: string, child: ChildProcess): Promise<void> {
   const knex: Knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   try {
-    // Twice in a row: a transaction's first statement runs as 'active' before it waits for the next.
-    for (let waited = 0, clear = 0; clear < 2; waited += 20) {
-      // Between statements, or in a statement after the first (`xact_start` before `query_start`).
-      const open = await knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
-        and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`);
-      clear = open.rows[0].n ? 0 : clear + 1;
-      if (waited > 10_000) throw new Error('a transaction stayed open for 10 s after a cell');
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 1; ; attempt++) {
+      child.kill('SIGSTOP');
+      await sleep(50);
+      // Clients only: an autovacuum worker on the tables the cell wrote is also 'active' in a later statement.
+      const open = await knex.raw(`select state, left(query, 200) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+        and backend_type = 'client backend' and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`);
+      if (!open.rows.length) return;
+      if (attempt === 200) throw new Error(`a transaction stayed open at 200 tries to stop its process: ${JSON.stringify(open.rows)}`);
+      child.kill('SIGCONT');
+      await sleep(20);
     }
-    child.kill('SIGSTOP');
   } finally {
     await knex.destroy();
   }
@@ -425,15 +466,15 @@ const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round
 
 function table(measurements: Measurement[]): string {
   const lines = [
-    '| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | server CPU ms/req | req/s vs baseline | mean vs baseline |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | server CPU ms/req | database CPU ms/req | req/s vs baseline | mean vs baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const m of measurements) {
     const names = [m.baseline ?? []].flat();
     const base = measurements.filter((b) => names.includes(b.scenario) && b.connections === m.connections).sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0];
     const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
     lines.push(
-      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.serverCpu === undefined ? '–' : m.serverCpu.toFixed(3)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
+      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.serverCpu === undefined ? '–' : m.serverCpu.toFixed(3)} | ${m.databaseCpu === undefined ? '–' : m.databaseCpu.toFixed(3)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
     );
   }
   return lines.join('\n');
@@ -512,7 +553,7 @@ for (const size of sizes) {
             m = await measure(server, scenario, connections);
           }
           if (scenario.target === 'enqueuing') m.drained = await drain(database, notifying!.child);
-          log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
+          log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req, database CPU ${m.databaseCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
           measured.push(m);
         }
       }

@@ -11,7 +11,8 @@ import { isStalePlan } from './types.js';
  * - `BEGIN` is held back and travels with the transaction's first statement (a transaction that
  *   sends nothing sends no `BEGIN` and no `COMMIT` either);
  * - statements sent with `.options(DEFERRED_WRITE)` (writes whose result nobody reads: audit rows,
- *   outbox rows) are answered at once and travel with the transaction's next statement or `COMMIT`.
+ *   outbox rows, a zaak whose row is known before it is stored) are answered at once and travel
+ *   with the transaction's next statement or `COMMIT`.
  *
  * Statements that travel together go as one simple-protocol query, their values written as literals
  * the way pg would send them as parameters (untyped text, so the server infers the same types). An

@@ -258,7 +258,8 @@ export interface ZaakInsertedAhead {
 
 /**
  * Inserts a zaak without waiting for the database's answer, when the zaak has no identificatie of its
- * own and what is stored can be told here (`asStored`): the insert travels with the transaction's
+ * own (the caller tells `identificaties` of one that it has: `taken`) and what is stored can be told
+ * here (`asStored`): the insert travels with the transaction's
  * next statement or its `COMMIT` (`DEFERRED_WRITE`), so that a create with its audit and outbox rows
  * is one round trip. Its identificatie is reserved (`IdentificatieReserve`); one a client took for a
  * zaak of its own in the meantime leaves the row out, and `id` (`zaak_created_id`) then fails the
@@ -271,10 +272,7 @@ export async function insertZaakAhead(
   identificaties: IdentificatieReserve,
 ): Promise<ZaakInsertedAhead | undefined> {
   const columns = toColumns(data);
-  if (columns.identificatie) {
-    identificaties.taken(String(columns.identificatie));
-    return undefined;
-  }
+  if (columns.identificatie) return undefined;
   const uuid = randomUUID();
   const stored = asStored(columns);
   if (!stored) return undefined;

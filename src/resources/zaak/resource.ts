@@ -492,6 +492,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       async execute(ctx) {
         const hoofdzaak = ctx.data!.hoofdzaak ? localZaakUuid(ctx.baseUrl, String(ctx.data!.hoofdzaak)) : null;
         const data = { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) };
+        if (ctx.data!.identificatie) identificaties.taken(String(ctx.data!.identificatie));
         const ahead = await insertZaakAhead(ctx.tx!, data, hoofdzaak ?? null, identificaties);
         if (ahead) await written(ctx, ahead.row, 201, announce, ahead.id);
         else await written(ctx, await insertZaak(ctx.tx!, data, hoofdzaak ?? null), 201, announce);
