@@ -104,7 +104,11 @@ const STRANGE_STRINGS = [
   '2024-02-30',
   '2024-13-01',
   '2024-03-01T25:61:00Z',
+  // An offset PostgreSQL refuses (it stores at most 15:59 either way).
+  '2024-03-01T10:00:00+23:00',
   'P1D',
+  // A valid duration longer than its column.
+  `P${'1'.repeat(70)}D`,
   'P',
   '-P1Y',
   'PT9999999999999999H',

@@ -256,6 +256,13 @@ for (const backend of BACKENDS) {
         assert.notEqual(withReadOnly.body.uuid, 'x');
       });
 
+      it('answers 400, not a database error, for values the database would refuse: an offset past 15:59, a duration longer than its column', async () => {
+        const refused = await create({ laatsteBetaaldatum: '2024-03-05T10:11:12+16:00', verlenging: { reden: 'Drukte', duur: `P${'1'.repeat(70)}D` } });
+        assert.equal(refused.status, 400, refused.text);
+        assert.deepEqual(codes(refused.body), ['laatsteBetaaldatum:invalid', 'verlenging.duur:max_length']);
+        assert.equal((await create({ laatsteBetaaldatum: '2024-03-05T10:11:12+15:59' })).status, 201);
+      });
+
       it('answers 400 bad-url when the zaaktype cannot be looked up', async () => {
         const response = await create({ zaaktype: 'http://catalogus.test/api/v1/zaaktypen/onbekend' });
         assert.equal(response.status, 400);

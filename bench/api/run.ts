@@ -219,14 +219,21 @@ function cpuMilliseconds(pid: number): number | undefined {
 }
 
 /**
- * CPU ms of each PostgreSQL process on this machine (the bench's server is local), by pid: what the
- * database spends, beside the server process, on the cores they share. Undefined on PGlite (in the
- * server process) or where none is found.
+ * CPU ms of each PostgreSQL process on this machine (the bench's server is local; any other cluster
+ * on it counts too), by pid, with what its ended children used (the postmaster's reaped backends and
+ * parallel workers): what the database spends, beside the server process, on the cores they share.
+ * Undefined on PGlite (in the server process) or without /proc.
  */
 function databaseCpu(): Map<string, number> | undefined {
   if (backend === 'pglite') return undefined;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
   const byPid = new Map<string, number>();
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
     try {
@@ -235,13 +242,14 @@ function databaseCpu(): Map<string, number> | undefined {
       continue; // it ended meanwhile
     }
     if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    byPid.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+    // utime, stime, and cutime, cstime: the CPU of its children that ended and were waited for.
+    const [utime, stime, cutime, cstime] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 15).map(Number);
+    byPid.set(entry, ((utime + stime + cutime + cstime) * 1000) / CLOCK_TICKS);
   }
   return byPid.size ? byPid : undefined;
 }
 
-/** The CPU ms PostgreSQL spent between two `databaseCpu` readings; a process that ended in between (an autovacuum worker) is missed. */
+/** The CPU ms PostgreSQL spent between two `databaseCpu` readings; a process that ended in between is missed until its parent waits for it. */
 function databaseCpuBetween(before: Map<string, number> | undefined, after: Map<string, number> | undefined): number | undefined {
   if (!before || !after) return undefined;
   let spent = 0;
@@ -281,10 +289,10 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
 /**
  * Stops `child` (SIGSTOP) where none of its transactions is open: a write the cell's last requests
  * began would otherwise hold its locks until the process runs again, and the next `reset` would wait
- * for it. Stopped first, then checked: statements already sent still finish (a dispatcher's are each
- * a transaction of their own), and a transaction then left between two statements, or in a later
- * one, is resumed and stopped again a moment after. Checked before stopping, a dispatcher working
- * off a backlog kept some claim running at every look.
+ * for it. Stopped first, then checked (checked before stopping, a dispatcher working off a backlog
+ * kept some claim running at every look): statements already sent are waited for (a stopped process
+ * sends no more), and a transaction left open between two statements is resumed and stopped again a
+ * moment later. Every client of the database counts; between cells the other servers are idle.
  */
 async function pause(database: string, child: ChildProcess): Promise<void> {
   const knex: Knex = knexFactory({ client: 'pg', connection: database, pool: { min: 0, max: 1 } });
@@ -292,12 +300,16 @@ async function pause(database: string, child: ChildProcess): Promise<void> {
   try {
     for (let attempt = 1; ; attempt++) {
       child.kill('SIGSTOP');
-      await sleep(50);
-      // Clients only: an autovacuum worker on the tables the cell wrote is also 'active' in a later statement.
-      const open = await knex.raw(`select state, left(query, 200) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
-        and backend_type = 'client backend' and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`);
-      if (!open.rows.length) return;
-      if (attempt === 200) throw new Error(`a transaction stayed open at 200 tries to stop its process: ${JSON.stringify(open.rows)}`);
+      for (let waited = 0; ; waited += 20) {
+        // Clients only: an autovacuum worker on the tables the cell wrote is also 'active'.
+        const busy = await knex.raw(`select state, left(query, 200) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+          and backend_type = 'client backend' and (state = 'active' or state like 'idle in transaction%')`);
+        if (!busy.rows.length) return;
+        if (busy.rows.some((row: { state: string }) => row.state !== 'active')) break;
+        if (waited > 10_000) throw new Error(`a statement ran on for 10 s after its process stopped: ${JSON.stringify(busy.rows)}`);
+        await sleep(20);
+      }
+      if (attempt === 200) throw new Error('a transaction stayed open at 200 tries to stop its process');
       child.kill('SIGCONT');
       await sleep(20);
     }

@@ -33,8 +33,8 @@ ajv.addFormat('date-time', (value: string) => {
   const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?$/i.exec(value);
   if (!match) return false;
   const [, y, mo, d, h, mi, , s = '0', , , oh = '0', om = '0'] = match;
-  // And a real clock time (25:61 is not).
-  return calendarDate(y, mo, d) && +h < 24 && +mi < 60 && +s < 60 && +oh < 24 && +om < 60;
+  // And a real clock time (25:61 is not), at an offset PostgreSQL stores (at most 15:59 either way).
+  return calendarDate(y, mo, d) && +h < 24 && +mi < 60 && +s < 60 && +oh < 16 && +om < 60;
 });
 // URL fields may be blank (`""`, as in DRF); required ones say `minLength: 1`. ZGW URLs are http(s).
 ajv.addFormat('uri', (value: string) => value === '' || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(value));

@@ -14,8 +14,9 @@ const BLOCK_SPAN_MS = 1000;
  * is a gap in the numbers, as a rolled-back insert always left one.
  *
  * A client may choose a reserved identificatie for a zaak of its own. Through this instance, the block
- * holding it is dropped (`taken`); through another one within those seconds, the create that meets it
- * answers 409 and stores nothing (`zaak_created_id`), and its retry gets another.
+ * holding it is dropped (`taken`); through another one within those seconds (or through this one,
+ * for the very number a concurrent create has just taken), the create that meets it answers 409 and
+ * stores nothing (`zaak_created_id`), and its retry gets another.
  */
 export class IdentificatieReserve {
   private block: string[] = [];
@@ -39,6 +40,9 @@ export class IdentificatieReserve {
       }
       this.reserving = this.reserve(tx).finally(() => (this.reserving = undefined));
       await this.reserving;
+      // The create that reserved takes the first, however short the block is valid (at the end of a
+      // year, less than the round trip): it was reserved for it just now.
+      if (this.next < this.block.length) break;
     }
     return this.block[this.next++];
   }

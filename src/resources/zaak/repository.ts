@@ -179,7 +179,7 @@ export async function insertZaak(tx: Knex.Transaction, data: Record<string, unkn
   }
 }
 
-/** What the zaak table (`core/001_zaak`) stores for a column a create leaves out; a test holds it to the table. */
+/** What the zaak table (`core/001_zaak`) stores for a column a create leaves out; the test of a create's answer against a read of it holds it to the table. */
 const zaakDefaults = (): Record<string, unknown> => ({
   omschrijving: '',
   toelichting: '',

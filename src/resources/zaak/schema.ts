@@ -24,7 +24,7 @@ export const verlengingSchema: JsonSchema = {
   description: 'Gegevens omtrent het verlengen van de doorlooptijd van de behandeling van de ZAAK.',
   properties: {
     reden: { type: 'string', maxLength: 200, description: 'Omschrijving van de reden voor het verlengen.' },
-    duur: { type: 'string', format: 'duration', nullable: true, description: 'Het aantal werkbare dagen waarmee de doorlooptijd is verlengd (ISO 8601-duur).' },
+    duur: { type: 'string', format: 'duration', maxLength: 64, nullable: true, description: 'Het aantal werkbare dagen waarmee de doorlooptijd is verlengd (ISO 8601-duur).' },
   },
   required: ['reden', 'duur'],
 };

@@ -7,8 +7,9 @@ import type { Migration } from '../types.js';
  * audit row, its outbox rows, `COMMIT`):
  *
  * - `zaak_reserve_identificaties(n)`: up to `n` values of `zaak_next_identificatie`'s form from its
- *   sequence, without those a zaak already has, each valid for `valid_for` seconds (at most 10, and
- *   never into the next year, whose number it does not carry);
+ *   sequence, in order, without those a zaak already has, each valid for `valid_for` seconds (at
+ *   most 10, and not past the end of the year whose number it carries: both from the clock, not from
+ *   the start of the transaction that reserves);
  * - `zaak_created_id(uuid)`: the id of the zaak just inserted with `uuid`, for the rows sent with it.
  *   That insert skips a reserved identificatie a client took for a zaak of its own in the meantime
  *   (`on conflict ... do nothing`); then there is no such zaak, and this fails the transaction as
@@ -21,10 +22,10 @@ export const zaakReservedIdentificatieMigration: Migration = {
     await knex.raw(`
       create function zaak_reserve_identificaties(n int) returns table (identificatie text, valid_for double precision) language sql as $$
         with reserved as materialized (
-          select 'ZAAK-' || extract(year from current_date)::int || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0') as identificatie
+          select 'ZAAK-' || extract(year from clock_timestamp())::int || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0') as identificatie
           from generate_series(1, n)
         )
-        select reserved.identificatie, least(10, extract(epoch from date_trunc('year', now()) + interval '1 year' - now()))::double precision
+        select reserved.identificatie, least(10, extract(epoch from date_trunc('year', clock_timestamp()) + interval '1 year' - clock_timestamp()))::double precision
         from reserved
         where not exists (select 1 from zaak where zaak.identificatie = reserved.identificatie)
         order by reserved.identificatie
