@@ -585,6 +585,27 @@ for (const backend of BACKENDS) {
       await eventually(async () => assert.equal((await registry.outbox.counts()).claimed, 0));
     });
 
+    it('has the outbox analyzed when a claim finds a backlog, once a minute at most: claims are planned on what it holds', async () => {
+      const requests: RecordedRequest[] = [];
+      const server = await target(requests);
+      const registry = await start([deliveries([])], { perTargetConcurrency: 2, concurrency: 2 });
+      // Analyzed empty: planned on this, a claim checked each candidate against every pending row.
+      await storage.knex.raw('analyze outbox');
+      const total = 40;
+      const analyzed = await statementsDuring(
+        storage.knex,
+        async () => {
+          await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        },
+        (sql) => /^analyze\b/i.test(sql),
+      );
+      assert.equal(analyzed.length, 1, 'a backlog of 40 for 2 slots: analyzed once, not on every full claim');
+      const [{ reltuples }] = (await storage.knex('pg_class').where({ relname: 'outbox' }).select('reltuples')) as { reltuples: number }[];
+      assert.ok(Number(reltuples) > 0, `the statistics count the backlog (reltuples ${reltuples})`);
+      assert.equal(requests.length, total);
+    });
+
     it("claims of a target only what its share has left: the deliveries held of it count", async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests);

@@ -48,6 +48,11 @@ const SHUTDOWN = 'registry shutting down';
 const HELD_PER_SLOT = 8;
 /** A commit that finds the dispatcher caught up is delivered this much later, so one claim takes a burst of commits. */
 const LINGER_MS = 5;
+/**
+ * While claims find a backlog, the outbox's statistics are refreshed at most this often (an `ANALYZE`
+ * of a queue table: milliseconds): the claim's plan depends on how many rows are pending.
+ */
+const ANALYZE_BACKLOG_EVERY_MS = 60_000;
 
 /** A claimed delivery waiting for a slot, with when its lease was asked for (this process's monotonic clock). */
 interface Held {
@@ -80,6 +85,8 @@ export class Dispatcher {
   private again = false;
   /** The last claim saw every due row (none left behind for busy targets): finished deliveries need not claim. */
   private caughtUp = false;
+  /** When this dispatcher last had the outbox analyzed (`ANALYZE_BACKLOG_EVERY_MS`). */
+  private analyzedAt = -Infinity;
   private started = false;
   private stopping = false;
   /** Claimed deliveries held per slot, and how long after its lease was asked for one may still start. */
@@ -248,6 +255,11 @@ export class Dispatcher {
         }
         this.waitingCount += claimed.length;
         this.startWaiting();
+        if (full && performance.now() - this.analyzedAt >= ANALYZE_BACKLOG_EVERY_MS) {
+          // A backlog: the next claims are planned on what the outbox holds now.
+          this.analyzedAt = performance.now();
+          await this.store.analyze();
+        }
         // Candidates beyond these may be other targets' (these ones' were full).
         if (!full || !claimed.length) return;
       }
