@@ -167,6 +167,16 @@ for (const backend of BACKENDS) {
 
     const enqueue = (registry: Registry, list: Delivery | Delivery[]) =>
       registry.services.storage.transaction((tx) => registry.outbox.enqueue(tx, list));
+    /** The statements matching `filter` while `total` deliveries to `host` are enqueued and delivered. */
+    const statementsDelivering = (registry: Registry, host: string, total: number, filter: (sql: string) => boolean) =>
+      statementsDuring(
+        storage.knex,
+        async () => {
+          await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: host, payload: { i } })));
+          await eventually(async () => assert.equal(await rowCount(), 0));
+        },
+        filter,
+      );
     const rowCount = async () => Number((await storage.knex('outbox').count({ n: '*' }))[0].n);
 
     it('stores the deliveries of one enqueue outside a transaction all or none', async () => {
@@ -592,14 +602,7 @@ for (const backend of BACKENDS) {
       // Analyzed empty: planned on this, a claim checked each candidate against every pending row.
       await storage.knex.raw('analyze outbox');
       const total = 40;
-      const analyzed = await statementsDuring(
-        storage.knex,
-        async () => {
-          await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
-          await eventually(async () => assert.equal(await rowCount(), 0));
-        },
-        (sql) => /^analyze\b/i.test(sql),
-      );
+      const analyzed = await statementsDelivering(registry, server.host, total, (sql) => /^analyze\b/i.test(sql));
       assert.equal(analyzed.length, 1, 'a backlog of 40 for 2 slots: analyzed once, not on every full claim');
       const [{ reltuples }] = (await storage.knex('pg_class').where({ relname: 'outbox' }).select('reltuples')) as { reltuples: number }[];
       assert.ok(Number(reltuples) > 0, `the statistics count the backlog (reltuples ${reltuples})`);
@@ -670,14 +673,7 @@ for (const backend of BACKENDS) {
       // One slot, eight claimed at once, 150 ms each: the fifth would start past 600 ms of a 1 s lease.
       const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 200, leaseMs: 1000 });
       const total = 10;
-      const releases = await statementsDuring(
-        storage.knex,
-        async () => {
-          await enqueue(registry, Array.from({ length: total }, (_, i) => ({ kind: KIND, target: server.host, payload: { i } })));
-          await eventually(async () => assert.equal(await rowCount(), 0));
-        },
-        (sql) => /^update "outbox" set "claim"/i.test(sql),
-      );
+      const releases = await statementsDelivering(registry, server.host, total, (sql) => /^update "outbox" set "claim"/i.test(sql));
       assert.ok(releases.length >= 1, 'claims held too long were released');
       assert.equal(requests.length, total);
       assert.equal(new Set(posted(requests).map((p) => p.id)).size, total, 'each delivered once');
