@@ -178,6 +178,24 @@ for (const backend of BACKENDS) {
         assert.deepEqual((await reserve(4)).map((row) => row.identificatie), [plus(2), plus(4)]);
       });
 
+      it('creates with a block that arrives already expired (a reservation at the very end of a year) instead of reserving again for ever', async () => {
+        const { knex } = api.registry.services.storage;
+        const [{ definition }] = (await knex.raw(`select pg_get_functiondef('zaak_reserve_identificaties(int)'::regprocedure) as definition`)).rows;
+        // As at 23:59:59.999 on 31 December: every block is valid for no time at all.
+        await knex.raw(`create or replace function zaak_reserve_identificaties(n int) returns table (identificatie text, valid_for double precision) language sql as $$
+          select 'ZAAK-' || extract(year from clock_timestamp())::int || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0'), 0::double precision
+          from generate_series(1, n) $$`);
+        const instance = await startRegistry(Object.create(api.registry.services.storage, { close: { value: async () => undefined } }));
+        try {
+          const created = await Promise.all([1, 2, 3].map(() => instance.request('/zaken', { method: 'POST', json: zaakInput() })));
+          assert.deepEqual(created.map((r) => r.status), [201, 201, 201]);
+          assert.equal(new Set(created.map((r) => r.body.identificatie)).size, 3);
+        } finally {
+          await instance.close();
+          await knex.raw(definition);
+        }
+      });
+
       it('answers 404 for an unknown or malformed uuid', async () => {
         assert.equal((await api.request(`/zaken/${randomUUID()}`)).status, 404);
         const malformed = await api.request('/zaken/not-a-uuid');

@@ -272,14 +272,13 @@ export async function insertZaakAhead(
   identificaties: IdentificatieReserve,
 ): Promise<ZaakInsertedAhead | undefined> {
   const columns = toColumns(data);
-  if (columns.identificatie) return undefined;
-  const uuid = randomUUID();
-  const stored = asStored(columns);
+  const stored = columns.identificatie ? undefined : asStored(columns);
   if (!stored) return undefined;
+  const uuid = randomUUID();
   const identificatie = await identificaties.take(tx);
   await insertRow(tx, 'zaak', { uuid, ...columns, identificatie }, { ignoreConflictOn: BRONORGANISATIE_IDENTIFICATIE, ...DEFERRED_WRITE });
   return {
-    row: { ...stored, id: 0, uuid, identificatie, hoofdzaak_uuid: hoofdzaakUuid, created_at: undefined, updated_at: undefined } as ZaakRow,
+    row: { ...stored, id: 0, uuid, identificatie, hoofdzaak_uuid: hoofdzaakUuid },
     id: tx.raw('zaak_created_id(?)', [uuid]),
   };
 }
