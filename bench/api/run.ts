@@ -70,6 +70,8 @@ interface Measurement {
   serverCpu?: number;
   /** CPU ms PostgreSQL's processes on this machine spent per request (all of them: backends, WAL writer, autovacuum). */
   databaseCpu?: number;
+  /** CPU ms this process (autocannon, the load) spent per request: whether the load, not a server, filled a core. */
+  loadCpu: number;
   p50: number;
   p90: number;
   p99: number;
@@ -268,7 +270,9 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
   await autocannon({ ...options, duration: warmup, setupClient: staggered(scenario.requests, connections) });
   const cpuBefore = cpuMilliseconds(server.child.pid!);
   const databaseBefore = databaseCpu();
+  const loadBefore = process.cpuUsage();
   const result = await autocannon({ ...options, duration, setupClient: staggered(scenario.requests, connections) });
+  const loadSpent = process.cpuUsage(loadBefore);
   const cpuAfter = cpuMilliseconds(server.child.pid!);
   const databaseSpent = databaseCpuBetween(databaseBefore, databaseCpu());
   const expected = scenario.expect ?? '2xx';
@@ -281,6 +285,7 @@ async function measure(server: { base: string; child: ChildProcess }, scenario: 
     mean: (connections * 1000) / result.requests.average,
     serverCpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / result.requests.total,
     databaseCpu: databaseSpent === undefined ? undefined : databaseSpent / result.requests.total,
+    loadCpu: (loadSpent.user + loadSpent.system) / 1000 / result.requests.total,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
@@ -481,15 +486,15 @@ const ms = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round
 
 function table(measurements: Measurement[]): string {
   const lines = [
-    '| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | server CPU ms/req | database CPU ms/req | req/s vs baseline | mean vs baseline |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | conn. | req/s | mean ms | p50 ms | p90 ms | p99 ms | server CPU ms/req | database CPU ms/req | load CPU ms/req | req/s vs baseline | mean vs baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const m of measurements) {
     const names = [m.baseline ?? []].flat();
     const base = measurements.filter((b) => names.includes(b.scenario) && b.connections === m.connections).sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0];
     const ratio = (a: number, b: number) => (b ? `${(a / b).toFixed(2)}x` : '–');
     lines.push(
-      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.serverCpu === undefined ? '–' : m.serverCpu.toFixed(3)} | ${m.databaseCpu === undefined ? '–' : m.databaseCpu.toFixed(3)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
+      `| ${m.scenario}${m.failed ? ` (**${m.failed} failed**)` : ''} | ${m.connections} | ${m.requestsPerSecond.toLocaleString('en')} | ${m.mean.toFixed(2)} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.serverCpu === undefined ? '–' : m.serverCpu.toFixed(3)} | ${m.databaseCpu === undefined ? '–' : m.databaseCpu.toFixed(3)} | ${m.loadCpu.toFixed(3)} | ${base ? ratio(m.requestsPerSecond, base.requestsPerSecond) : ''} | ${base ? ratio(m.mean, base.mean) : ''} |`,
     );
   }
   return lines.join('\n');
@@ -568,7 +573,7 @@ for (const size of sizes) {
             m = await measure(server, scenario, connections);
           }
           if (scenario.target === 'enqueuing') m.drained = await drain(database, notifying!.child);
-          log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req, database CPU ${m.databaseCpu?.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
+          log(`  ${roundCount > 1 ? `[${round}/${roundCount}] ` : ''}${m.scenario} @${connections}: ${m.requestsPerSecond} req/s, mean ${m.mean.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu?.toFixed(3)} ms/req, database CPU ${m.databaseCpu?.toFixed(3)} ms/req, load CPU ${m.loadCpu.toFixed(3)} ms/req${m.failed ? `, ${m.failed} failed` : ''}`);
           measured.push(m);
         }
       }
