@@ -6,6 +6,7 @@ import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
 import { DEVELOPMENT_WARNING, developmentMode } from './development.js';
 import { apiRootOperation } from './http/api-root.js';
+import { chain } from './http/chain.js';
 import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
@@ -362,7 +363,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       if (listenOptions.api !== false) {
         // Every request but the probes above gets its id and access-log line, also those outside the API,
         // whose problems point at the newest version's error catalogue.
-        app.use(requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`));
+        app.use(chain([requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`)]));
         mount(app);
         // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
         app.get('/', (req, res) => {

@@ -7,6 +7,7 @@ import { errorCatalogueAt, requestScope } from '../ops/request-scope.js';
 import type { RunningOperations } from '../ops/shutdown.js';
 import { traceRequests } from '../ops/tracing.js';
 import { apiVersionHeader } from './api-version.js';
+import { chain } from './chain.js';
 import { jsonBody } from './json-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { notFound } from './not-found.js';
@@ -15,7 +16,8 @@ import { apiBaseUrl, operationHandler, unroutedErrorHandler, type ServedVersion 
 import { securityHeaders } from './security-headers.js';
 
 /**
- * The registry's Express stack, in order. Strict routing makes `/zaken/` a 404 (no redirects).
+ * The registry's Express stack, in order, steps 0-4 as one layer (`chain`). Strict routing makes
+ * `/zaken/` a 404 (no redirects).
  *  0. requestScope      the request id (`X-Request-Id`) and its scope; accessLog: one line per response;
  *     errorCatalogueAt  problem `type`s point at this version's `<base>/docs/errors`;
  *     traceRequests     an OpenTelemetry server span (a no-op without an SDK);
@@ -38,12 +40,6 @@ export function buildRouter(
   observe?: RequestHandler,
 ): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
-  router.use(requestScope, accessLog(services.log), errorCatalogueAt((req) => apiBaseUrl(req, served)), traceRequests);
-  if (observe) router.use(observe);
-  router.use(apiVersionHeader(served.version, served.headers));
-  router.use(securityHeaders);
-  router.use(jsonBody);
-
   const byPath = new Map<string, Operation[]>();
   for (const operation of operations) byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
   const routes = [...byPath].map(([path, pathOperations]): TableRoute => {
@@ -57,7 +53,19 @@ export function buildRouter(
     allowed.add('OPTIONS');
     return { path, handlers, otherMethods: methodNotAllowed([...allowed]) };
   });
-  router.use(routeTable(routes));
+  router.use(
+    chain([
+      requestScope,
+      accessLog(services.log),
+      errorCatalogueAt((req) => apiBaseUrl(req, served)),
+      traceRequests,
+      ...(observe ? [observe] : []),
+      apiVersionHeader(served.version, served.headers),
+      securityHeaders,
+      jsonBody,
+      routeTable(routes),
+    ]),
+  );
 
   router.use(notFound);
   router.use(unroutedErrorHandler(host, services, served));
