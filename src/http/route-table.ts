@@ -74,7 +74,7 @@ export function routeTable(routes: readonly TableRoute[]): RequestHandler {
       try {
         const done = handler(req, res, next) as unknown;
         // As Express does: a rejection without a reason is still an error, not a request to go on.
-        if (done instanceof Promise) done.catch((error: unknown) => next(error ?? new Error('Rejected promise')));
+        if (done instanceof Promise) done.catch((error: unknown) => next(error || new Error('Rejected promise')));
       } catch (error) {
         next(error);
       }
