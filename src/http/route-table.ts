@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { invokeHandler } from './chain.js';
 
 /** A path of the API (`/zaken/{uuid}`) with a handler per method, and one for every other method. */
 export interface TableRoute {
@@ -71,13 +72,7 @@ export function routeTable(routes: readonly TableRoute[]): RequestHandler {
       }
       req.params = params;
       const handler = route.handlers.get(req.method) ?? (req.method === 'HEAD' ? route.handlers.get('GET') : undefined) ?? route.otherMethods;
-      try {
-        const done = handler(req, res, next) as unknown;
-        // As Express does: a rejection without a reason is still an error, not a request to go on.
-        if (done instanceof Promise) done.catch((error: unknown) => next(error || new Error('Rejected promise')));
-      } catch (error) {
-        next(error);
-      }
+      invokeHandler(handler, req, res, next);
       return;
     }
     next();
