@@ -209,10 +209,15 @@ step('TypeScript (node16) with the README examples');
   await waitForHttp('http://localhost:8000/zaken/api/v1');
   const shell = blocks.filter((block) => block.lang === 'sh' && block.info !== 'clone');
   assert.ok(shell.length >= 1, 'the README has shell examples');
-  for (const block of shell) {
+  const outputs = shell.map((block) =>
     // curl fails on an HTTP error, so an example that stopped working fails here.
-    sh('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body -sS "$@"; }\n${block.code}`], dir);
-  }
+    sh('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body -sS "$@"; }\n${block.code}`], dir),
+  );
+  // The tour closes a zaak: the archive plugin derives its fields, and the caching plugin answers 304.
+  const tour = outputs[shell.findIndex((block) => block.info === 'tour')];
+  assert.ok(tour !== undefined, 'the README has a tour (a `sh tour` block)');
+  assert.match(tour, /"archiefnominatie":"vernietigen","archiefactiedatum":"2027-11-23"/, `the tour's closed zaak lacks its archive fields:\n${tour}`);
+  assert.match(tour, /^304$/m, `the tour's read with If-None-Match was not answered 304:\n${tour}`);
   await stop(serve);
   // npx itself ends by the signal; what counts is that the server it started is gone once it has drained.
   await waitForHttpGone('http://localhost:8000/zaken/api/v1');
