@@ -176,7 +176,7 @@ function createRegistryReference() {
   const undocumented = rows.filter((row) => !row.meaning).map((row) => row.name);
   if (undocumented.length) throw new Error(`createRegistry options without TSDoc: ${undocumented.join(', ')}`);
   return [
-    '### `createRegistry(options)`',
+    '### Options of `createRegistry`',
     '',
     `Every option of ${code(`createRegistry(options: ${optionsType.getSymbol()?.getName()})`)}, nested ones under their parent's path.`,
     '',
