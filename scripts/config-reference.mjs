@@ -189,20 +189,22 @@ function createRegistryReference() {
 // ---- Write or check ----
 
 const generated = `${BEGIN}\n\n${configFileReference()}\n\n${createRegistryReference()}\n\n${END}`;
-const file = path.join(root, DOC);
+// `--check other.md` checks another copy (the tests use one).
+const named = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
+const file = named ? path.resolve(named) : path.join(root, DOC);
 const current = readFileSync(file, 'utf8');
 const start = current.indexOf(BEGIN);
 const end = current.indexOf(END);
-if (start < 0 || end < start) throw new Error(`${DOC} lacks the generated section's markers`);
+if (start < 0 || end < start) throw new Error(`${path.relative(root, file)} lacks the generated section's markers`);
 const next = current.slice(0, start) + generated + current.slice(end + END.length);
 
 if (process.argv.includes('--check')) {
   if (next !== current) {
-    console.error(`${DOC} differs from config.schema.json and the createRegistry options: run \`npm run docs:config\` and commit it.`);
+    console.error(`${path.relative(root, file)} differs from config.schema.json and the createRegistry options: run \`npm run docs:config\` and commit it.`);
     process.exit(1);
   }
-  console.log(`${DOC} matches config.schema.json and the createRegistry options`);
+  console.log(`${path.relative(root, file)} matches config.schema.json and the createRegistry options`);
 } else {
   writeFileSync(file, next);
-  console.log(`${DOC}: reference regenerated`);
+  console.log(`${path.relative(root, file)}: reference regenerated`);
 }
