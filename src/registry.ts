@@ -60,10 +60,12 @@ export interface RegistryOptions {
    */
   authorization?: 'development' | AuthOptions;
   /**
-   * The built-in plugins to start from: `standard` (default) adds the ZGW business rules (`zrcRules`, `archive`);
-   * `none` gives the bare core. A plugin in `plugins` with the same name replaces the preset's.
+   * The built-in plugins to start from: `standard` (default) is the registry as the standard describes it
+   * (`zrcRules`, `archive`, `registrySync`, `caching`, `expand`, `geoCrs`); `none` gives the bare core
+   * (schema-checked, without those rules). A plugin in `plugins` with the same name replaces the preset's.
    */
   preset?: PresetName;
+  /** Plugins, in order, after the preset's; one with the name of a preset plugin replaces it (`zrcRules({ ... })` to change its options). */
   plugins?: (Plugin | Plugin[])[];
   /** Default: pino JSON lines on stdout. Pass `pinoLogger(yourPino)` to share a host's pino (the access log then uses it too). */
   logger?: Logger;

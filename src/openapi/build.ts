@@ -3,9 +3,13 @@ import type { OpenApiFragment, OpenApiTransform } from '../plugin-types.js';
 export type { OpenApiFragment, OpenApiTransform };
 
 export interface OpenApiInfo {
+  /** The API's semantic version: the `API-Version` header, and its major the base path's `v1`. */
   version: string;
+  /** The document's title (default `Zaken API`). */
   title?: string;
+  /** The document's description. */
   description?: string;
+  /** Who to contact about the API. */
   contact?: { name: string; email: string; url: string };
 }
 
