@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { grantedScopes } from '../shared/access.js';
 import { inParallel, localUuid } from '../shared/references.js';
-import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
+import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 import { latestStatuses } from '../zaak/repository.js';
 import { LEZEN } from './scopes.js';
 
