@@ -4,7 +4,7 @@ import { grantedScopes } from '../shared/access.js';
 import { inParallel, localUuid } from '../shared/references.js';
 import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { columnFilter } from '../shared/zaak-records/filters.js';
-import { latestStatuses } from '../zaak/repository.js';
+import { latestStatuses } from '../zaak/relations.js';
 import { LEZEN } from './scopes.js';
 
 const ONLY_FIRST_STATUS = 'Met de scope zaken.aanmaken alleen mag enkel de eerste status van een zaak gezet worden.';

@@ -2,7 +2,9 @@ import type { RequestContext } from '../../plugin.js';
 import { ProblemError } from '../../problem.js';
 import type { Rendering } from '../../http/prerendered.js';
 import { ownFields, zaakSummary } from './representation.js';
-import { findZaakByUuid, findZaakKey, type ZaakRow } from './repository.js';
+import type { ZaakRow } from './columns.js';
+import { findZaakKey } from './key-reads.js';
+import { findZaakByUuid } from './repository.js';
 import { renderZaakRows, renderingKey, type Rendered } from './rendered.js';
 
 /** What a read's `load` found: the zaak's row, or its current rendering (what was authorized is what is sent). */

@@ -5,7 +5,9 @@ import { directRows } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { restrictToAuthorized } from '../shared/access.js';
 import { renderZaak } from './representation.js';
-import { relationsOf, selectZaken, withRevision, zaakColumnsWithRelations, type ZaakRow } from './repository.js';
+import type { ZaakRow } from './columns.js';
+import { relationsOf, zaakColumnsWithRelations } from './relations.js';
+import { selectZaken, withRevision } from './repository.js';
 
 /** Renders rows selected with `zaakColumnsWithRelations`: their derived fields came with them. */
 export function renderZaakRows(rows: ZaakRow[], baseUrl: string): Record<string, unknown>[] {

@@ -6,7 +6,8 @@ import { ZAKEN_LEZEN, hasAnyScope, type AccessSubject } from '../shared/access.j
 import { geometryErrors } from '../shared/geometry.js';
 import { localZaakUuid } from '../shared/references.js';
 import { zaakSummary } from './representation.js';
-import { findZaakByUuid, type ZaakRow } from './repository.js';
+import type { ZaakRow } from './columns.js';
+import { findZaakByUuid } from './repository.js';
 import { renderZaakRows } from './rendered.js';
 
 function localDate(): string {

@@ -3,7 +3,7 @@ import type { QueryParameter } from '../../../operation.js';
 import type { RequestContext } from '../../../plugin.js';
 import type { InvalidParam } from '../../../problem.js';
 import type { ChangeActor } from '../../audittrail/record.js';
-import type { ZaakRow } from '../../zaak/repository.js';
+import type { ZaakRow } from '../../zaak/columns.js';
 
 /** `headers`: HEAD on the detail path is documented (the contract lists it where ETags are served). */
 export type RecordAction = 'list' | 'create' | 'retrieve' | 'headers' | 'update' | 'partial_update' | 'destroy';

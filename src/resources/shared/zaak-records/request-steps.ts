@@ -1,7 +1,8 @@
 import type { RequestContext } from '../../../plugin.js';
 import { ProblemError, invalidParam, type InvalidParam } from '../../../problem.js';
 import { zaakSummary } from '../../zaak/representation.js';
-import { findZaakByUuid, selectZaken, withRevision, zaakColumns, type ZaakRow } from '../../zaak/repository.js';
+import { zaakColumns, type ZaakRow } from '../../zaak/columns.js';
+import { findZaakByUuid, selectZaken, withRevision } from '../../zaak/repository.js';
 import type { AccessSubject } from '../access.js';
 import { localZaakUuid } from '../references.js';
 import type { PrepareContext, RecordRow } from './definition.js';

@@ -1,7 +1,8 @@
 import { ProblemError, invalidParam, validationError } from '../../../problem.js';
 import { validate } from '../../../schema/validate.js';
 import type { ChangeOrigin } from '../../audittrail/record.js';
-import { findZaakByUuid, type ZaakRow } from '../../zaak/repository.js';
+import type { ZaakRow } from '../../zaak/columns.js';
+import { findZaakByUuid } from '../../zaak/repository.js';
 import { localZaakUuid, UUID_PATTERN } from '../references.js';
 import type { RecordRow, RecordWriter, RecordWriteScope } from './definition.js';
 import type { RecordKind } from './kind.js';

@@ -5,7 +5,7 @@ import { PREPARED } from '../../../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../../../storage/types.js';
 import { recordChange, type AnnounceChange, type ChangeOrigin } from '../../audittrail/record.js';
 import { zaakSummary } from '../../zaak/representation.js';
-import type { ZaakRow } from '../../zaak/repository.js';
+import type { ZaakRow } from '../../zaak/columns.js';
 import type { RecordRow } from './definition.js';
 import type { RecordKind } from './kind.js';
 
