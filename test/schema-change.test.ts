@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ZAAK_COLUMNS } from '../src/resources/zaak/repository.js';
+import { ZAAK_COLUMNS } from '../src/resources/zaak/columns.js';
 import { testApps } from './helpers/apps.js';
 import { BACKENDS } from './helpers/backends.js';
 import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';

@@ -5,7 +5,7 @@ import { BACKENDS } from './helpers/backends.js';
 import { requestGate } from './helpers/gate.js';
 import { statementsDuring } from './helpers/statements.js';
 import { TYPES, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
-import { findZaakKey } from '../src/resources/zaak/repository.js';
+import { findZaakKey } from '../src/resources/zaak/key-reads.js';
 
 /**
  * Zaken are rendered once per revision and base URL and reused by pages and detail reads: whatever

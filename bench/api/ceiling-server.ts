@@ -9,7 +9,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { openStorage } from '../../src/index.js';
-import { relationsOf, selectZaken, zaakColumnsWithRelations, type ZaakRow } from '../../src/resources/zaak/repository.js';
+import type { ZaakRow } from '../../src/resources/zaak/columns.js';
+import { relationsOf, zaakColumnsWithRelations } from '../../src/resources/zaak/relations.js';
+import { selectZaken } from '../../src/resources/zaak/repository.js';
 import { renderZaak } from '../../src/resources/zaak/representation.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE!, max: 10 });

@@ -3,39 +3,9 @@ import type { ClaimedEntry, OutboxStore } from './store.js';
 import { inRequestScope } from '../ops/request-scope.js';
 import { inSpan } from '../ops/tracing.js';
 import type { OutboxDelivery, DeliveryHandler, DispatcherStats } from '../plugin-types.js';
+import { DeliveryError } from './delivery-error.js';
+import { withDefaults, type DispatcherOptions } from './dispatcher-options.js';
 export type { OutboxDelivery, DeliveryHandler, DispatcherStats };
-
-/** Throw it from a handler when retrying cannot help (the target refuses the payload): the delivery fails at once. */
-export class DeliveryError extends Error {
-  readonly permanent: boolean;
-  constructor(message: string, options: { permanent?: boolean; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'DeliveryError';
-    this.permanent = options.permanent ?? false;
-  }
-}
-
-export interface DispatcherOptions {
-  /** Deliver in the background (default true); false leaves delivering to other instances or `deliverDue()`. */
-  dispatch?: boolean;
-  /** How often to look for due deliveries when nothing wakes the dispatcher (default 1000 ms). */
-  pollIntervalMs?: number;
-  /** Deliveries in flight at once in this instance (default 16). */
-  concurrency?: number;
-  /** Deliveries in flight at once to one target from this instance (default 4). */
-  perTargetConcurrency?: number;
-  /** One attempt may take this long (default 10 s). */
-  timeoutMs?: number;
-  /** Give up after this many attempts (default 12)... */
-  maxAttempts?: number;
-  /** ...or when a failed attempt finds the delivery older than this (default 24 h). */
-  maxAgeMs?: number;
-  /** Backoff: base · 2^(attempt−1), capped, with jitter (defaults 1 s and 10 min). */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** How long a claim holds before another instance may take the delivery over (default 3 × timeout, at least 30 s). */
-  leaseMs?: number;
-}
 
 const SHUTDOWN = 'registry shutting down';
 
@@ -99,18 +69,7 @@ export class Dispatcher {
     private readonly log: Logger,
     options: DispatcherOptions = {},
   ) {
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    this.options = {
-      pollIntervalMs: options.pollIntervalMs ?? 1000,
-      concurrency: options.concurrency ?? 16,
-      perTargetConcurrency: options.perTargetConcurrency ?? 4,
-      timeoutMs,
-      maxAttempts: options.maxAttempts ?? 12,
-      maxAgeMs: options.maxAgeMs ?? 24 * 3600_000,
-      backoffBaseMs: options.backoffBaseMs ?? 1000,
-      backoffMaxMs: options.backoffMaxMs ?? 600_000,
-      leaseMs: options.leaseMs ?? Math.max(30_000, 3 * timeoutMs),
-    };
+    this.options = withDefaults(options);
     this.startBy = this.options.leaseMs - 2 * this.options.timeoutMs;
     // A shorter lease: claim only what starts at once, with all of its lease.
     this.perSlot = this.startBy > 0 ? HELD_PER_SLOT : 1;

@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log.js';
-import { Dispatcher, type DeliveryHandler, type DispatcherOptions } from './dispatcher.js';
+import { Dispatcher, type DeliveryHandler } from './dispatcher.js';
+import type { DispatcherOptions } from './dispatcher-options.js';
 import { outboxStore } from './store.js';
 import type { Outbox } from '../plugin-types.js';
 export type { Outbox };
-export { DeliveryError, type DeliveryHandler, type DispatcherOptions, type DispatcherStats, type OutboxDelivery } from './dispatcher.js';
+export { DeliveryError } from './delivery-error.js';
+export type { DispatcherOptions } from './dispatcher-options.js';
+export type { DeliveryHandler, DispatcherStats, OutboxDelivery } from './dispatcher.js';
 export type { Delivery, OutboxCounts, OutboxEntry, OutboxSelection } from './store.js';
 
 export interface OutboxRuntime {

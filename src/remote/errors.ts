@@ -1,5 +1,5 @@
 import { ProblemError, invalidParam } from '../problem.js';
-import { DeliveryError } from '../outbox/dispatcher.js';
+import { DeliveryError } from '../outbox/delivery-error.js';
 import { RemoteError } from './fetch.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ZaakRecordDefinition } from '../shared/records.js';
+import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
 /** Klantcontact: a contact with a customer about the zaak (deprecated in favour of zaakcontactmomenten). */

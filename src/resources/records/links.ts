@@ -1,4 +1,5 @@
-import { columnFilter, type RecordFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import type { RecordFilter, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 import { ALLEEN_BIJWERKEN, LEZEN } from './scopes.js';
 
 /**

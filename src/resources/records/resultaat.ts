@@ -1,4 +1,5 @@
-import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
 const ONE_PER_ZAAK = { name: 'zaak', code: 'unique', reason: 'Deze zaak heeft al een resultaat.' };

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { RecordRow, ZaakRecordDefinition } from '../shared/records.js';
-import { columnFilter } from '../shared/records.js';
+import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 import { catalogReference } from '../shared/catalog-reference.js';
 import { ROL_IDENTIFICATION_FILTERS } from '../zaak/filters.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';

@@ -2,8 +2,9 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { grantedScopes } from '../shared/access.js';
 import { inParallel, localUuid } from '../shared/references.js';
-import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
-import { latestStatuses } from '../zaak/repository.js';
+import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
+import { latestStatuses } from '../zaak/relations.js';
 import { LEZEN } from './scopes.js';
 
 const ONLY_FIRST_STATUS = 'Met de scope zaken.aanmaken alleen mag enkel de eerste status van een zaak gezet worden.';

@@ -1,5 +1,5 @@
 import { catalogReference } from '../shared/catalog-reference.js';
-import type { ZaakRecordDefinition } from '../shared/records.js';
+import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
 /** ZaakEigenschap: the value of one of the zaaktype's eigenschappen; `naam` comes from the eigenschap. */

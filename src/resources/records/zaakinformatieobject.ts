@@ -1,7 +1,8 @@
 import { invalidParam } from '../../problem.js';
 import { localUuid } from '../shared/references.js';
 import { CREATED_WITH_ZAAK } from './scopes.js';
-import { columnFilter, type RecordRow, type ZaakRecordDefinition } from '../shared/records.js';
+import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 
 /** zrc-004: a zaak's documents are always `hoort_bij`. */
 const AARD_RELATIE_WEERGAVE = 'Hoort bij, omgekeerd: kent';

@@ -1,6 +1,7 @@
 import type { InvalidParam } from '../../problem.js';
 import { CREATED_WITH_ZAAK } from './scopes.js';
-import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
+import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
+import { columnFilter } from '../shared/zaak-records/filters.js';
 import { contractSchema } from '../contract/index.js';
 
 const OBJECT_TYPES = (contractSchema('ObjectTypeEnum').enum as string[]).filter((v) => typeof v === 'string');

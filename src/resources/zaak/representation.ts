@@ -1,6 +1,7 @@
 import { BETALINGSINDICATIE_WEERGAVE } from '../shared/enums.js';
 import { iso } from '../shared/references.js';
-import { noRelations, type ZaakRelations, type ZaakRow } from './repository.js';
+import type { ZaakRow } from './columns.js';
+import { noRelations, type ZaakRelations } from './relations.js';
 
 /** The Zaak as clients receive it, fields in the order of the standard; nested groups always nested. */
 export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: string): Record<string, unknown> {

@@ -4,9 +4,11 @@ import type { RegistryServices, RequestContext, ZaakTransition } from '../../plu
 import type { Storage } from '../../storage/types.js';
 import { announcement } from '../audittrail/record.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
-import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
+import type { RecordWriter, RecordWriteScope } from '../shared/zaak-records/definition.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
-import { findDeelzaken, findZaakByUuid, relationsOf, selectZaken, toColumns, zaakColumnsWithRelations, type ZaakRow } from './repository.js';
+import { toColumns, type ZaakRow } from './columns.js';
+import { relationsOf, zaakColumnsWithRelations } from './relations.js';
+import { findDeelzaken, findZaakByUuid, selectZaken } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
 import type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
 export type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };

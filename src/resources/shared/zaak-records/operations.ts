@@ -1,0 +1,163 @@
+import type { Operation } from '../../../operation.js';
+import { ProblemError } from '../../../problem.js';
+import { requestOrigin } from '../../audittrail/record.js';
+import { zaakSummary } from '../../zaak/representation.js';
+import { findZaakByUuid } from '../../zaak/repository.js';
+import { restrictToAuthorized } from '../access.js';
+import { paginated, paginatedSchema, paginationParameters, pageOf } from '../pagination.js';
+import type { RecordAction, RecordRow } from './definition.js';
+import { zaakFilter } from './filters.js';
+import type { RecordKind } from './kind.js';
+import { requestState, type RequestSteps } from './request-steps.js';
+import type { RecordWrites } from './writes.js';
+
+/** The operations the contract lists for a record kind: list, create, retrieve, update and destroy. */
+export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: RecordWrites): Operation[] {
+  const { def, nested, bodySchema, patchSchema, select, render } = kind;
+  const { loadCurrent, locate, recordErrors, prepareWrite, lockZaken, lockedRecordOf, accessSubjects } = steps;
+  const { insertRecord, updateRecord, deleteRecord } = writes;
+  const ref = { $ref: `#/components/schemas/${def.component}` };
+  const detailPath = `${def.path}/{uuid}`;
+  const read = { write: false, resource: def.name, scopes: def.scopes.read } as const;
+  const operations: Operation[] = [];
+  const has = (action: RecordAction) => def.actions.includes(action);
+  const filters = [...(nested ? [] : [zaakFilter]), ...(def.filters ?? [])];
+
+  if (has('list')) {
+    operations.push({
+      ...read,
+      id: `${def.name}_list`,
+      method: 'get',
+      path: def.path,
+      action: 'list',
+      queryParameters: [...filters, ...(def.paginated ? paginationParameters : [])],
+      async load(ctx) {
+        if (!nested) return;
+        const zaak = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.zaak_uuid);
+        if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
+        ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
+      },
+      async execute(ctx) {
+        const db = ctx.registry.storage.knex;
+        const base = db(def.table).join('zaak', 'zaak.id', `${def.table}.zaak_id`);
+        if (nested) base.where('zaak.uuid', ctx.params.zaak_uuid);
+        for (const filter of filters) if (ctx.query[filter.name] !== undefined) filter.apply(base, ctx.query[filter.name], ctx);
+        restrictToAuthorized(base, ctx.principal);
+        const page = def.paginated ? pageOf(ctx) : undefined;
+        const rowsQuery = select(db).whereIn(`${def.table}.id`, base.clone().select(`${def.table}.id`)).orderBy(`${def.table}.id`);
+        if (page) rowsQuery.limit(page.size).offset(page.offset);
+        const [rows, count] = await Promise.all([
+          rowsQuery as Promise<RecordRow[]>,
+          page ? base.clone().count({ count: '*' }).then(([r]) => Number(r.count)) : 0,
+        ]);
+        const results = await render(db, rows, ctx.baseUrl);
+        ctx.response.body = page ? paginated(ctx, page, count, results) : results;
+      },
+      openapi: {
+        summary: `Alle ${def.label}en opvragen.`,
+        tags: [def.tag],
+        successStatus: 200,
+        responseSchema: def.paginated ? paginatedSchema(ref) : { type: 'array', items: ref },
+      },
+    });
+  }
+  if (has('create')) {
+    operations.push({
+      id: `${def.name}_create`,
+      method: 'post',
+      path: def.path,
+      resource: def.name,
+      action: 'create',
+      write: true,
+      scopes: def.scopes.create,
+      requestBody: bodySchema,
+      accessSubjects,
+      load: (ctx) => locate(ctx, true),
+      prepare: (ctx) => prepareWrite(ctx, true),
+      validate: (ctx) => recordErrors(ctx, true),
+      lock: lockZaken,
+      async execute(ctx) {
+        const { zaak, columns } = requestState.get(ctx)!;
+        ctx.response.status = 201;
+        ctx.result = await insertRecord(requestOrigin(ctx), zaak, ctx.data!, columns ?? {});
+        ctx.response.body = ctx.result;
+        ctx.response.headers.location = String(ctx.result.url);
+      },
+      openapi: {
+        summary: `Maak een ${def.label} aan.`,
+        tags: [def.tag],
+        successStatus: 201,
+        responseSchema: ref,
+        requestSchema: ref,
+        successHeaders: { Location: { description: 'URL waar de resource leeft.', schema: { type: 'string', format: 'uri' } } },
+      },
+    });
+  }
+  if (has('retrieve')) {
+    operations.push({
+      ...read,
+      id: `${def.name}_retrieve`,
+      method: 'get',
+      path: detailPath,
+      action: 'retrieve',
+      load: async (ctx) => void (await loadCurrent(ctx, { render: false })),
+      async execute(ctx) {
+        ctx.current = (await render(ctx.registry.storage.knex, [requestState.get(ctx)!.row!], ctx.baseUrl))[0];
+        ctx.response.body = ctx.current;
+      },
+      openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },
+    });
+  }
+  for (const action of ['update', 'partial_update'] as const) {
+    if (!has(action)) continue;
+    operations.push({
+      id: `${def.name}_${action}`,
+      method: action === 'update' ? 'put' : 'patch',
+      path: detailPath,
+      resource: def.name,
+      action,
+      write: true,
+      scopes: def.scopes.update,
+      requestBody: action === 'update' ? bodySchema : patchSchema,
+      accessSubjects,
+      load: (ctx) => locate(ctx, false),
+      prepare: (ctx) => prepareWrite(ctx, false),
+      validate: (ctx) => recordErrors(ctx, false),
+      lock: lockZaken,
+      async execute(ctx) {
+        const { zaak, columns } = requestState.get(ctx)!;
+        const locked = await lockedRecordOf(ctx);
+        ctx.result = await updateRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!, ctx.data!, columns ?? {});
+        ctx.response.body = ctx.result;
+      },
+      openapi: {
+        summary: action === 'update' ? `Werk een ${def.label} in zijn geheel bij.` : `Werk een ${def.label} deels bij.`,
+        tags: [def.tag],
+        successStatus: 200,
+        responseSchema: ref,
+        requestSchema: action === 'update' ? ref : { $ref: `#/components/schemas/Patched${def.component}` },
+      },
+    });
+  }
+  if (has('destroy')) {
+    operations.push({
+      id: `${def.name}_destroy`,
+      method: 'delete',
+      path: detailPath,
+      resource: def.name,
+      action: 'destroy',
+      write: true,
+      scopes: def.scopes.destroy,
+      load: async (ctx) => void (await loadCurrent(ctx)),
+      lock: lockZaken,
+      async execute(ctx) {
+        const { zaak } = requestState.get(ctx)!;
+        const locked = await lockedRecordOf(ctx);
+        ctx.response.status = 204;
+        await deleteRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!);
+      },
+      openapi: { summary: `Verwijder een ${def.label}.`, tags: [def.tag], successStatus: 204 },
+    });
+  }
+  return operations;
+}

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ProblemError, invalidParam } from '../../problem.js';
+import { insertRow } from '../../storage/named-statement.js';
+import { DEFERRED_WRITE, PREPARED } from '../../storage/statement-batching.js';
+import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
+import { JSON_COLUMNS, ZAAK_RETURNING, toColumns, type ZaakRow } from './columns.js';
+import type { IdentificatieReserve } from './identificaties.js';
+
+function uniqueIdentificatie(error: unknown): ProblemError | undefined {
+  const e = error as { code?: string; constraint?: string };
+  if (e.code === PG_UNIQUE_VIOLATION && e.constraint === 'zaak_bronorganisatie_identificatie_unique') {
+    return invalidParam('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+  }
+  return undefined;
+}
+
+/**
+ * Inserts a zaak and answers its row as stored (a new zaak has no records to derive fields from).
+ * Without an identificatie, the database generates one (`ZAAK-2026-0000000042`, from a sequence: unique
+ * across processes) in the same statement.
+ */
+export async function insertZaak(tx: Knex.Transaction, data: Record<string, unknown>, hoofdzaakUuid: string | null = null): Promise<ZaakRow> {
+  const row: Record<string, unknown> = { uuid: randomUUID(), ...toColumns(data) };
+  if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
+  try {
+    const [inserted] = await insertRow<ZaakRow>(tx, 'zaak', row, { returning: ZAAK_RETURNING, ...PREPARED });
+    return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
+  } catch (error) {
+    throw uniqueIdentificatie(error) ?? error;
+  }
+}
+
+/** What the zaak table (`core/001_zaak`) stores for a column a create leaves out; the test of a create's answer against a read of it holds it to the table. */
+const zaakDefaults = (): Record<string, unknown> => ({
+  omschrijving: '',
+  toelichting: '',
+  einddatum: null,
+  einddatum_gepland: null,
+  uiterlijke_einddatum_afdoening: null,
+  publicatiedatum: null,
+  communicatiekanaal: '',
+  producten_of_diensten: [],
+  betalingsindicatie: '',
+  laatste_betaaldatum: null,
+  zaakgeometrie: null,
+  verlenging_reden: '',
+  verlenging_duur: null,
+  opschorting_indicatie: false,
+  opschorting_reden: '',
+  selectielijstklasse: '',
+  hoofdzaak_id: null,
+  relevante_andere_zaken: [],
+  kenmerken: [],
+  archiefnominatie: null,
+  archiefstatus: 'nog_te_archiveren',
+  archiefactiedatum: null,
+  opdrachtgevende_organisatie: '',
+  processobjectaard: null,
+  startdatum_bewaartermijn: null,
+  processobject_datumkenmerk: '',
+  processobject_identificatie: '',
+  processobject_objecttype: '',
+  processobject_registratie: '',
+});
+
+const JSONB_COLUMNS = new Set(Object.values(JSON_COLUMNS));
+/** A timestamp that JavaScript and PostgreSQL read alike (RFC 3339 with an offset, at most microseconds, no leap second). */
+const PLAIN_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:[0-5]\d(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A JSON value with its objects' keys in jsonb's order (shorter keys first, then by their bytes), as jsonb gives them back. */
+function inJsonbOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inJsonbOrder);
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const ordered: Record<string, unknown> = {};
+  // defineProperty: a key `__proto__` is a key like any other in JSON.
+  for (const key of keys) Object.defineProperty(ordered, key, { value: inJsonbOrder((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+  return ordered;
+}
+
+/**
+ * The row the database will store and answer for the insert `columns` (a zaak's columns, as
+ * `toColumns` makes them), or undefined when it would convert a value in a way only it knows (a
+ * timestamp in another form than RFC 3339's plain one). Dates stay the strings they were, jsonb comes
+ * back in its key order, a timestamp as a `Date`. A test holds this to what the database answers.
+ */
+function asStored(columns: Record<string, unknown>): Record<string, unknown> | undefined {
+  const row = zaakDefaults();
+  for (const column in columns) {
+    const value = columns[column];
+    if (JSONB_COLUMNS.has(column)) row[column] = value === null ? null : inJsonbOrder(JSON.parse(String(value)));
+    else if (column === 'laatste_betaaldatum' && value !== null) {
+      if (!PLAIN_TIMESTAMP.test(String(value))) return undefined;
+      row[column] = new Date(String(value));
+    } else row[column] = value;
+  }
+  return row;
+}
+
+/** The unique index a reserved identificatie may meet a client's zaak in. */
+const BRONORGANISATIE_IDENTIFICATIE = ['bronorganisatie', 'identificatie'] as const;
+
+/** A zaak inserted ahead of its answer: its row as it will be stored, and its id as an expression for the rows sent with it. */
+export interface ZaakInsertedAhead {
+  /** The row as stored; its `id` is 0 (not known until the insert runs, and nothing rendered of a new zaak reads it). */
+  row: ZaakRow;
+  id: Knex.Raw;
+}
+
+/**
+ * Inserts a zaak without waiting for the database's answer, when the zaak has no identificatie of its
+ * own (the caller tells `identificaties` of one that it has: `taken`) and what is stored can be told
+ * here (`asStored`): the insert travels with the transaction's
+ * next statement or its `COMMIT` (`DEFERRED_WRITE`), so that a create with its audit and outbox rows
+ * is one round trip. Its identificatie is reserved (`IdentificatieReserve`); one a client took for a
+ * zaak of its own in the meantime leaves the row out, and `id` (`zaak_created_id`) then fails the
+ * transaction as a concurrent change would (409). Undefined when it cannot: `insertZaak` then inserts.
+ */
+export async function insertZaakAhead(
+  tx: Knex.Transaction,
+  data: Record<string, unknown>,
+  hoofdzaakUuid: string | null,
+  identificaties: IdentificatieReserve,
+): Promise<ZaakInsertedAhead | undefined> {
+  const columns = toColumns(data);
+  const stored = columns.identificatie ? undefined : asStored(columns);
+  if (!stored) return undefined;
+  const uuid = randomUUID();
+  const identificatie = await identificaties.take(tx);
+  await insertRow(tx, 'zaak', { uuid, ...columns, identificatie }, { ignoreConflictOn: BRONORGANISATIE_IDENTIFICATIE, ...DEFERRED_WRITE });
+  return {
+    row: { ...stored, id: 0, uuid, identificatie, hoofdzaak_uuid: hoofdzaakUuid },
+    id: tx.raw('zaak_created_id(?)', [uuid]),
+  };
+}
+
+export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<string, unknown>): Promise<void> {
+  const row = toColumns(data);
+  row.updated_at = tx.fn.now();
+  try {
+    await tx('zaak').where({ id }).update(row);
+  } catch (error) {
+    throw uniqueIdentificatie(error) ?? error;
+  }
+}
