@@ -19,10 +19,10 @@ for (const backend of BACKENDS) {
       assert.equal(response.status, 201, response.text);
       return response.body;
     };
-    /** The statements of the request's own transaction (not the outbox dispatcher's polls and claims in between). */
-    const statementsOf = (work: () => Promise<unknown>) =>
-      statementsDuring(api.registry.services.storage.knex, work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
-    const roundTripsOf = (work: () => Promise<unknown>) => roundTripsDuring(work, (sql) => !/from "outbox"|update "outbox"|outbox_dispatch/i.test(sql));
+    /** The statements of the request's own transaction (not the outbox dispatcher's polls, claims and analyzes in between). */
+    const ownStatement = (sql: string) => !/(from|update|analyze) "?outbox"?\b|outbox_dispatch/i.test(sql);
+    const statementsOf = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, ownStatement);
+    const roundTripsOf = (work: () => Promise<unknown>) => roundTripsDuring(work, ownStatement);
     /**
      * The round trips of `work`, run `times` times: the fewest, once every statement is prepared on the
      * connection it runs on (the first use of a prepared statement on a connection sends BEGIN on its
