@@ -85,13 +85,17 @@ export function drainableServer(app: RequestListener, server: Server = createSer
           resolve();
         }),
       );
+      const idle = (socket: Socket, connection: Connection) => connection.active === 0 && socket.bytesRead === connection.bytesAtIdle;
       while (!closed && Date.now() < deadline) {
         const now = Date.now();
-        for (const [socket, connection] of connections) {
-          const idle = connection.active === 0 && socket.bytesRead === connection.bytesAtIdle;
-          if (idle && now - Math.max(connection.idleSince, start) >= IDLE_GRACE_MS) socket.destroy();
+        const overdue = [...connections].filter(([socket, connection]) => idle(socket, connection) && now - Math.max(connection.idleSince, start) >= IDLE_GRACE_MS);
+        if (overdue.length) {
+          // A timer runs before the loop polls for I/O: after a busy stretch, requests that arrived
+          // during it are still unread. Past the next poll they are read, and their connections busy.
+          await new Promise((resolve) => setImmediate(resolve));
+          for (const [socket, connection] of overdue) if (idle(socket, connection)) socket.destroy();
         }
-        await Promise.race([allClosed, sleep(Math.min(SWEEP_MS, Math.max(0, deadline - now)))]);
+        await Promise.race([allClosed, sleep(Math.min(SWEEP_MS, Math.max(0, deadline - Date.now())))]);
       }
       server.closeAllConnections();
       for (const socket of tcp) socket.destroy();
