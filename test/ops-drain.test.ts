@@ -54,6 +54,24 @@ function get(agent: Agent, url: string): Promise<{ res: IncomingMessage; body: s
   });
 }
 
+describe('keep-alive connections of the registry server', () => {
+  it("stay open while idle for longer than Node's default 5 s, so a client that reuses one is not reset", async function () {
+    this.timeout(20_000);
+    const { drainable, base } = await heldServer();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await get(agent, `${base}/quick`);
+      await sleep(6_000);
+      const second = await get(agent, `${base}/quick`);
+      assert.equal(second.socket, first.socket, 'the same connection');
+      assert.equal(second.body, 'quick');
+    } finally {
+      agent.destroy();
+      await drainable.drain(0);
+    }
+  });
+});
+
 describe('draining the HTTP server on shutdown', () => {
   let agent: Agent;
   beforeEach(() => (agent = new Agent({ keepAlive: true, maxSockets: 1 })));

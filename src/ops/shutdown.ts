@@ -10,6 +10,12 @@ import { Server as TlsServer } from 'node:tls';
  */
 const IDLE_GRACE_MS = 1_000;
 const SWEEP_MS = 50;
+/**
+ * How long an idle keep-alive connection stays open outside a drain: longer than the idle timeout of
+ * the proxies and load balancers in front (often 60 s), so that the client closes first. Node's 5 s
+ * closed connections that a client was just reusing (a reset request), more often on a busy machine.
+ */
+const KEEP_ALIVE_MS = 65_000;
 
 /** An HTTP server that can stop without losing a request: see `drain`. */
 export interface DrainableServer {
@@ -34,6 +40,9 @@ interface Connection {
 
 /** `server` (an HTTPS one) gets the app; default a plain HTTP server. */
 export function drainableServer(app: RequestListener, server: Server = createServer()): DrainableServer {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Above the idle time, as Node's defaults are (60 s over 5 s).
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   const connections = new Map<Socket, Connection>();
   const unanswered = new Set<ServerResponse>();
   let draining = false;
