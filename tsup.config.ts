@@ -1,5 +1,10 @@
 import { cpSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { defineConfig } from 'tsup';
+import { SWAGGER_UI_ASSETS } from './src/ops/swagger-ui.js';
+
+const SWAGGER_UI_DIST = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 export default defineConfig([
   {
@@ -15,8 +20,15 @@ export default defineConfig([
     target: 'node20',
     // jsts ships only ES modules with default exports that a CommonJS build cannot import as such: bundle the few modules used.
     noExternal: [/^jsts\//],
-    // The CRS library loads the RDNAPTRANS2018 grids from beside the bundle.
-    onSuccess: async () => cpSync('plugins/geo-crs/transform/grids', 'dist/grids', { recursive: true }),
+    onSuccess: async () => {
+      // The CRS library loads the RDNAPTRANS2018 grids from beside the bundle.
+      cpSync('plugins/geo-crs/transform/grids', 'dist/grids', { recursive: true });
+      // The docs page's Swagger UI assets, with their license and notices: the package ships them
+      // instead of depending on swagger-ui-dist, whose dependency sends analytics on install.
+      for (const file of [...SWAGGER_UI_ASSETS, 'swagger-ui-bundle.js.LICENSE.txt', 'LICENSE', 'NOTICE']) {
+        cpSync(path.join(SWAGGER_UI_DIST, file), path.join('dist/swagger-ui', file));
+      }
+    },
   },
   {
     entry: { cli: 'src/cli.ts' },

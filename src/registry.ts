@@ -90,7 +90,7 @@ export interface RegistryOptions {
 /** One API version as the registry serves it. */
 export interface ServedApiVersion {
   readonly version: string;
-  /** Its API reference page and error catalogue, mounted by `mount` at `<basePath>/docs`. */
+  /** Its API reference page and error catalogue; `router` serves them at `<basePath>/docs`. */
   readonly docs: Router;
   /** Where to mount it, e.g. `/zaken/api/v1` (the path of the configured base URL, major replaced). */
   readonly basePath: string;
@@ -98,7 +98,11 @@ export interface ServedApiVersion {
 }
 
 export interface Registry {
-  /** The newest version's router: `app.use('/zaken/api/v1', registry.router)`; `mount(app)` mounts every version. */
+  /**
+   * The newest version's router: `app.use('/zaken/api/v1', registry.router)`; `mount(app)` mounts every
+   * version. It serves the API reference and the error catalogue at `<base>/docs` too, which problem
+   * `type`s point into.
+   */
   readonly router: Router;
   /** Every version served, oldest first (one unless a plugin such as `versioning` sets more). */
   readonly versions: readonly ServedApiVersion[];
@@ -106,7 +110,10 @@ export interface Registry {
   readonly health: RequestHandler;
   /** Readiness (`GET /readyz` standalone): 200, or 503 naming the failing check (shutdown, database, migrations). */
   readonly ready: RequestHandler;
-  /** The newest version's API reference (Swagger UI, assets served locally) and error catalogue: `app.use('/docs', registry.docs)`. */
+  /**
+   * The newest version's API reference (Swagger UI, assets served locally) and error catalogue, as
+   * `router` serves them at `<base>/docs`; to serve them elsewhere as well: `app.use('/reference', registry.docs)`.
+   */
   readonly docs: Router;
   /** Prometheus metrics (`GET /metrics` standalone, or on `listen`'s `metricsPort`); keep it off the public network. */
   readonly metrics: RequestHandler;
@@ -311,14 +318,12 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const running = new RunningOperations();
   const served: ServedApiVersion[] = versions.map(({ version, headers }) => {
     const base = baseUrl && versionedBaseUrl(baseUrl, version, versions.length);
-    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, running, metrics.observeRequests);
-    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs: docsRouter(() => openapi(version), problemCatalogue) };
+    const docs = docsRouter(() => openapi(version), problemCatalogue);
+    const router = buildRouter(operations, host, services, { version, baseUrl: base, headers }, running, docs, metrics.observeRequests);
+    return { version, basePath: basePathOf(options.baseUrl, version, versions.length), router, docs };
   });
   const mount = (app: Pick<Router, 'use'>) => {
-    for (const version of served) {
-      app.use(`${version.basePath}/docs`, version.docs);
-      app.use(version.basePath, version.router);
-    }
+    for (const version of served) app.use(version.basePath, version.router);
   };
 
   // Deliveries start once the outbox table exists.

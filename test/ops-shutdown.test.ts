@@ -58,7 +58,9 @@ async function database(backend: string): Promise<{ arg: string; drop(): Promise
 
 for (const backend of BACKENDS) {
   describe(`zero-loss shutdown (${backend.name})`, () => {
-    it(`answers all ${CONCURRENT} requests in flight on keep-alive connections when SIGTERM arrives, and stores every acknowledged write`, async () => {
+    it(`answers all ${CONCURRENT} requests in flight on keep-alive connections when SIGTERM arrives, and stores every acknowledged write`, async function () {
+      // A guard against a hang only: on a busy machine 200 clients of a process on PGlite take minutes.
+      this.timeout(600_000);
       const db = await database(backend.name);
       const server = spawnTs('src/cli.ts', ['serve', '--database', db.arg, '--development', '--port', '0']);
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENT });

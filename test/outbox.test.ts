@@ -660,7 +660,7 @@ for (const backend of BACKENDS) {
     it('starts a delivery claimed ahead only while its lease has two timeouts left; one past that is released, not counted', async () => {
       const requests: RecordedRequest[] = [];
       const server = await target(requests, async () => {
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await new Promise((resolve) => setTimeout(resolve, 300));
         return 204;
       });
       const leaseLeft: number[] = [];
@@ -670,16 +670,20 @@ for (const backend of BACKENDS) {
         leaseLeft.push(Number(rows[0].left));
         await postDelivery(delivery);
       };
-      // One slot, eight claimed at once, 150 ms each: the fifth would start past 600 ms of a 1 s lease.
-      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs: 200, leaseMs: 1000 });
+      // One slot, eight claimed at once, 300 ms each: past 600 ms a claim has less than two timeouts
+      // (10 s) of its lease left, so the third or so is released. The timeout is far above an attempt's
+      // time, also on a busy machine: no attempt times out, so every retry seen is a released claim's.
+      const timeoutMs = 5_000;
+      const registry = await start([deliveries(calls, handler)], { perTargetConcurrency: 1, concurrency: 1, timeoutMs, leaseMs: 2 * timeoutMs + 600 });
       const total = 10;
       const releases = await statementsDelivering(registry, server.host, total, (sql) => /^update "outbox" set "claim"/i.test(sql));
       assert.ok(releases.length >= 1, 'claims held too long were released');
       assert.equal(requests.length, total);
       assert.equal(new Set(posted(requests).map((p) => p.id)).size, total, 'each delivered once');
       assert.ok(calls.every((c) => c.outcome === 'ok' && c.delivery.attempt === 1), 'a released claim is not an attempt');
-      // Two timeouts (400 ms) were left when each started, less the time to read it.
-      assert.ok(Math.min(...leaseLeft) >= 350, `lease left at start: ${leaseLeft.join(', ')} ms`);
+      // Each started with two timeouts left, less the time to read it; started by the queue alone, the
+      // last would have had about 7.9 s.
+      assert.ok(Math.min(...leaseLeft) >= 2 * timeoutMs - 1_000, `lease left at start: ${leaseLeft.join(', ')} ms`);
     });
 
     it('claims nothing ahead when the lease is shorter than two timeouts: each delivery starts with all of its lease', async () => {

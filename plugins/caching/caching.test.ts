@@ -207,6 +207,25 @@ for (const backend of BACKENDS) {
       assert.equal((await get(`/zaken/${crypto.randomUUID()}`)).headers.get('etag'), null);
     });
 
+    it('lets a client keep a detail read only to revalidate it (private, no-cache on 200, HEAD and both kinds of 304); lists, writes and errors are not kept', async () => {
+      const url = family.zaak.url;
+      const read = await get(url);
+      assert.ok(read.headers.get('etag'));
+      assert.equal(read.headers.get('cache-control'), 'private, no-cache', 'authenticated: no shared cache keeps it; a private one revalidates first');
+      assert.equal((await get(url, {}, 'HEAD')).headers.get('cache-control'), 'private, no-cache');
+      // The first conditional GET is answered after rendering, the second from the remembered tag.
+      for (const attempt of ['rendered', 'remembered']) {
+        const notModified = await get(url, { 'if-none-match': read.headers.get('etag')! });
+        assert.equal(notModified.status, 304, attempt);
+        assert.equal(notModified.headers.get('cache-control'), 'private, no-cache', `${attempt} 304`);
+      }
+      assert.equal((await get('/zaken')).headers.get('cache-control'), 'no-store', 'a list has no tag to revalidate with');
+      assert.equal((await get(`/zaken/${crypto.randomUUID()}`)).headers.get('cache-control'), 'no-store');
+      const written = await post('/rollen', rolInput(family));
+      assert.equal(written.status, 201);
+      assert.equal(written.headers.get('cache-control'), 'no-store');
+    });
+
     it('declares If-None-Match, ETag and 304 on every detail read in the OpenAPI document, GET and its documented HEAD', async () => {
       const document = (await api.request('/openapi.json')).body;
       const retrieves = Object.entries(document.paths as Record<string, any>).filter(([, item]) => item.get?.operationId?.endsWith('_retrieve'));

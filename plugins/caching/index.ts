@@ -25,6 +25,13 @@ function matches(header: string | undefined, etag: string): boolean {
 /** A strong ETag over the exact bytes sent: another base URL, CRS or version gives another tag. */
 export const etagOf = (payload: string | Buffer) => `"${createHash('sha256').update(payload).digest('hex').slice(0, 32)}"`;
 
+/**
+ * Replaces the registry's `no-store` on a read with an ETag: a private cache (a client's own) may keep
+ * it, but must revalidate it with `If-None-Match` before each use; a shared cache keeps nothing. Lists,
+ * writes and errors keep `no-store`.
+ */
+const REVALIDATE = 'private, no-cache';
+
 const isDetailRead = (operation: Operation) => operation.method === 'get' && operation.action === 'retrieve';
 
 interface Remembered {
@@ -117,7 +124,7 @@ export function caching(options: CachingOptions = {}): Plugin {
       const revision = ctx.zaakRevision;
       revisions.set(ctx, { zaak, revision });
       const known = cache.get(keyOf(ctx));
-      if (known?.zaak === zaak && known.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag } };
+      if (known?.zaak === zaak && known.revision === revision && matches(header, known.etag)) return { status: 304, headers: { ETag: known.etag, 'Cache-Control': REVALIDATE } };
       return undefined;
     },
 
@@ -139,12 +146,13 @@ export function caching(options: CachingOptions = {}): Plugin {
         const read = revisions.get(ctx);
         if (read) cache.set(keyOf(ctx), { ...read, etag });
         if (matches(ctx.req.get('if-none-match'), etag)) {
-          ctx.response = { status: 304, headers: withoutContentHeaders({ ...response.headers, ETag: etag }) };
+          ctx.response = { status: 304, headers: withoutContentHeaders({ ...response.headers, ETag: etag, 'Cache-Control': REVALIDATE }) };
           return;
         }
         // Sent as serialized here: the body is not stringified twice.
         response.body = payload;
         response.headers.ETag = etag;
+        response.headers['Cache-Control'] = REVALIDATE;
       },
     },
   };

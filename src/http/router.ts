@@ -27,8 +27,10 @@ import { securityHeaders } from './security-headers.js';
  *  3. jsonBody          JSON bodies only (415 / 400 / 413)
  *  4. routeTable        the operations' paths: each method runs its operation through the request
  *                      lifecycle; OPTIONS lists the methods, any other method is a 405 with `Allow`
- *  5. notFound          everything else
- *  6. unroutedErrorHandler  problem+json for errors of the middleware above, through the `onResponse`
+ *  5. docs              `/docs`: the API reference and the error catalogue, so that every problem
+ *                      `type` resolves wherever the router alone is mounted
+ *  6. notFound          everything else
+ *  7. unroutedErrorHandler  problem+json for errors of the middleware above, through the `onResponse`
  *                      hooks with `ctx.operation` = `UNROUTED`
  */
 export function buildRouter(
@@ -37,6 +39,7 @@ export function buildRouter(
   services: RegistryServices,
   served: ServedVersion,
   running: RunningOperations,
+  docs: Router,
   observe?: RequestHandler,
 ): Router {
   const router = express.Router({ strict: true, caseSensitive: true });
@@ -67,6 +70,7 @@ export function buildRouter(
     ]),
   );
 
+  router.use('/docs', docs);
   router.use(notFound);
   router.use(unroutedErrorHandler(host, services, served));
   return router;

@@ -1,14 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
 import { Marked, type Tokens } from 'marked';
 import type { ProblemDefinition } from '../problem.js';
-
-/** The packaged Swagger UI assets: served by the registry itself, since registries run in closed networks (no CDN). */
-const SWAGGER_UI = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'];
+import { SWAGGER_UI_ASSETS, swaggerUiFolder } from './swagger-ui.js';
 
 /** The `docs/` folder of this package, from the source tree (`src/ops`) or the build (`dist`). */
 function docsFolder(): string {
@@ -145,6 +141,7 @@ export function docsRouter(openapi: () => Record<string, unknown>, definedProble
     router.get(`/${name}`, (_req, res) => void res.type('html').send(rendered(name)));
     router.get(`/${name}.md`, (_req, res) => void res.type('text/markdown; charset=utf-8').send(text));
   }
-  for (const asset of ASSETS) router.get(`/${asset}`, (_req, res) => res.sendFile(path.join(SWAGGER_UI, asset)));
+  const assets = swaggerUiFolder();
+  for (const asset of SWAGGER_UI_ASSETS) router.get(`/${asset}`, (_req, res) => res.sendFile(path.join(assets, asset)));
   return router;
 }
