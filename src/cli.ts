@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { autorisatiesApi } from './auth/autorisaties-api.js';
 import type { AuthOptions } from './auth/index.js';
 import { staticAuthorizations } from './auth/static-source.js';
@@ -17,6 +16,8 @@ import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
+import { TOKEN_HELP, tokenCommand } from './cli/token.js';
+import { UsageError, parseCommandLine } from './cli/usage.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -35,6 +36,7 @@ Commands:
   check-config   check a configuration exactly as serve would, report every problem, and exit
   outbox list    list deliveries to other registries that wait or failed
   outbox retry   retry failed deliveries
+  token          print a ZGW JWT for a client id and secret (for curl)
 
 Run zaakregister <command> --help for its options.
 
@@ -47,6 +49,7 @@ Serves the Zaken API until SIGINT or SIGTERM.
 
 Options:
   --port <n>                            port to listen on (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --host <address>                      interface to listen on (default: every interface; 127.0.0.1 with --development)
   --tls-cert <file.pem>                 serve HTTPS with this certificate (TLS 1.2+, NCSC cipher suites)
   --tls-key <file.pem>                  the private key of --tls-cert
   --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
@@ -63,6 +66,7 @@ same configuration as serve (its plugins and "outbox" settings; "dispatch" is on
 
 Options:
   --port <n>                            port of /healthz, /readyz and /metrics (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --host <address>                      interface to listen on (default: every interface)
   --metrics-port <n>                    serve /metrics on this port only
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
@@ -71,6 +75,7 @@ Applies pending database migrations and exits (serve applies them too).
 
 Options:
 ${COMMON_OPTIONS}`,
+  token: TOKEN_HELP,
   'check-config': `Usage: zaakregister check-config [options]
 
 Checks the configuration (file, flags and environment) as serve would, lists every problem with
@@ -78,6 +83,7 @@ its JSON path, and exits 0 when it is valid.
 
 Options:
   --port <n>       as for serve
+  --host <address> as for serve
   --development    as for serve
 ${COMMON_OPTIONS}`,
   outbox: `Usage: zaakregister outbox list [--status pending|failed] [--kind <kind>] [--limit <n>] [--json] [options]
@@ -133,7 +139,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     authorization: purpose === 'serve' ? authorization(config, source) : undefined,
     logger: log,
     preset: 'none',
-    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve' }),
+    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve', migrating: purpose === 'migrate' }),
     migrate: purpose !== 'migrate',
     outbox: { ...config.outbox, dispatch: purpose === 'serve' ? config.outbox?.dispatch : purpose === 'deliver' },
     strictNulls: config.strictNulls,
@@ -146,12 +152,26 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await listenOrClose(registry, port, config.host, { tls, metricsPort: config.metricsPort });
-  const address = server.address();
-  if (typeof address === 'object' && address) port = address.port;
-  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
+  const server = await listenOrClose(registry, port, listenHost(config), { tls, metricsPort: config.metricsPort });
+  const address = server.address() as AddressInfo;
+  port = address.port;
+  const listening = listeningOn(address, config.tls ? 'https' : 'http');
+  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (listening on ${listening}; database: ${registry.services.storage.description})`, { port, host: address.address });
+  if (config.development && config.host && !isLoopback(address.address)) log.warn(`development mode without authentication is reachable from the network (listening on ${listening}): never with real data`);
   await closeOnSignal(registry, log);
   return 0;
+}
+
+/** Where to listen: the configured host; without one, every interface, but only loopback in development mode (no authentication). */
+const listenHost = (config: CliConfig) => config.host ?? (config.development ? '127.0.0.1' : undefined);
+
+const isLoopback = (address: string) => address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
+
+/** A bound address as a URL (`http://127.0.0.1:8000`), saying so when it is every interface. */
+function listeningOn(address: AddressInfo, scheme: string): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const every = address.address === '::' || address.address === '0.0.0.0';
+  return `${scheme}://${host}:${address.port}${every ? ' (every interface)' : ''}`;
 }
 
 /** `registry.listen`; when it cannot, the registry closed and one line naming the setting. */
@@ -182,7 +202,7 @@ async function deliver(config: CliConfig, log: Logger): Promise<number> {
   if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
   const port = config.port ?? DEFAULT_PORT;
-  const server = await listenOrClose(registry, port, config.host, { metricsPort: config.metricsPort, api: false });
+  const server = await listenOrClose(registry, port, listenHost(config), { metricsPort: config.metricsPort, api: false });
   const bound = (server.address() as AddressInfo).port;
   log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${bound}, /metrics on port ${config.metricsPort ?? bound}`, {
     port: bound,
@@ -234,51 +254,14 @@ async function outboxCommand(config: CliConfig, args: string[], flags: { status?
   }
 }
 
-/** A command line that cannot be run: the message, then the command's help. */
-class UsageError extends Error {
-  constructor(
-    readonly command: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
-function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        port: { type: 'string' },
-        'tls-cert': { type: 'string' },
-        'tls-key': { type: 'string' },
-        'tls-client-ca': { type: 'string' },
-        'metrics-port': { type: 'string' },
-        database: { type: 'string' },
-        development: { type: 'boolean' },
-        'log-level': { type: 'string' },
-        status: { type: 'string' },
-        kind: { type: 'string' },
-        limit: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(argv.find((a) => !a.startsWith('-')) ?? '', (error as Error).message);
-  }
-}
-
 /** The effective configuration: the file, then the environment, then the flags; checked as a whole. */
-function configuration(values: ReturnType<typeof parse>['values'], serving: boolean): CliConfig {
+function configuration(values: ReturnType<typeof parseCommandLine>['values'], serving: boolean): CliConfig {
   const config = readConfig(values.config);
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
   if (values.database !== undefined) config.database = values.database;
+  if (values.host !== undefined) config.host = values.host;
   if (values['metrics-port'] !== undefined) config.metricsPort = /^\d+$/.test(values['metrics-port']) ? Number(values['metrics-port']) : (values['metrics-port'] as never);
   if (values.development) config.development = true;
   if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
@@ -291,7 +274,7 @@ function configuration(values: ReturnType<typeof parse>['values'], serving: bool
 let debug = false;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv);
+  const { values, positionals } = parseCommandLine(argv);
   debug = values['log-level'] === 'debug';
   const command = positionals[0] ?? '';
   if (values.version) {
@@ -303,6 +286,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 1;
   }
   if (!Object.hasOwn(HELP, command)) throw new UsageError('', `unknown command "${command}"`);
+  if (command === 'token') return tokenCommand(values);
   if (values['log-level'] !== undefined && !(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
     throw new UsageError(command, `--log-level is one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -333,7 +317,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`zaakregister: ${error.message}\n\n${HELP[error.command] ?? HELP['']}\n`);
+      process.stderr.write(`zaakregister: ${error.message}; see zaakregister ${error.command ? `${error.command} ` : ''}--help\n`);
       process.exit(2);
     }
     process.stderr.write(`zaakregister: ${(error as Error).message}\n`);
