@@ -8,7 +8,7 @@ import type { AuthorizationSource } from './auth/types.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
 import { databaseProblem } from './storage/describe-error.js';
-import { demoCatalog } from './demo.js';
+import { demoCatalog, demoCatalogRouter } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
 import { jsonLogger, pinoLogger } from './ops/logger.js';
 import { createRegistry, type Registry } from './registry.js';
@@ -114,6 +114,9 @@ function authorizationSource(config: CliConfig): AuthorizationSource | undefined
   return autorisatiesApi({ ...api, remote: remoteClient({ ...config.remote, allowedHosts: hosts }) });
 }
 
+/** Development mode without a configured catalog: the demo catalog, served on the registry's own origin. */
+const usesDemoCatalog = (config: CliConfig) => !!config.development && !config.catalog;
+
 /**
  * The registry of a configuration, with the plugins it names: `serve` runs it; `deliver` runs its
  * outbox alone (no API is served, so nobody is authenticated); `migrate` only applies its migrations
@@ -125,11 +128,11 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
   const catalog =
     config.catalog?.type === 'static'
       ? staticCatalog(config.catalog.file)
-      : config.catalog?.type === 'http' || !config.development
-        ? undefined
-        : demoCatalog(origin);
+      : usesDemoCatalog(config)
+        ? demoCatalog(origin)
+        : undefined;
   if (config.catalog?.type === 'static') log.info(`catalog: static types from ${config.catalog.file}`);
-  else if (!config.catalog && config.development) log.info('catalog: the demo catalog (zaakregister/demo)');
+  else if (usesDemoCatalog(config)) log.info('catalog: the demo catalog (zaakregister/demo), served read-only at /catalogi/api/v1/zaaktypen');
   const source = authorizationSource(config);
   return createRegistry({
     baseUrl: config.baseUrl,
@@ -152,7 +155,8 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await listenOrClose(registry, port, listenHost(config), { tls, metricsPort: config.metricsPort });
+  const routes = usesDemoCatalog(config) ? demoCatalogRouter(origin) : undefined;
+  const server = await listenOrClose(registry, port, listenHost(config), { tls, metricsPort: config.metricsPort, routes });
   const address = server.address() as AddressInfo;
   port = address.port;
   const listening = listeningOn(address, config.tls ? 'https' : 'http');

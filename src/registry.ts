@@ -122,8 +122,9 @@ export interface Registry {
    * Serves the registry on its own Express app at the base URL's path, with `/healthz`, `/readyz`
    * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that
    * port only. `api: false` serves the probes and metrics alone (an instance that only delivers the outbox).
+   * `routes` are served beside the API, outside its authentication (the development server's demo catalog).
    */
-  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean }): Promise<Server>;
+  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean; routes?: RequestHandler }): Promise<Server>;
   /**
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
    * in flight, operations still running (also in a host's app, also those whose clients left) finish,
@@ -365,6 +366,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         // whose problems point at the newest version's error catalogue.
         app.use(chain([requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`)]));
         mount(app);
+        if (listenOptions.routes) app.use(listenOptions.routes);
         // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
         app.get('/', (req, res) => {
           const at = origin(req);
