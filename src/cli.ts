@@ -10,7 +10,6 @@ import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog, demoCatalogRouter } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
-import { jsonLogger, pinoLogger } from './ops/logger.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
@@ -18,6 +17,7 @@ import { openStorage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
 import { TOKEN_HELP, tokenCommand } from './cli/token.js';
 import { UsageError, parseCommandLine } from './cli/usage.js';
+import { announceFreshDatabase, commandLogger } from './cli/output.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -191,10 +191,13 @@ function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
-      registry.close().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        resolve();
-      });
+      registry
+        .close()
+        .then(
+          () => log.info('shutdown complete'),
+          (error: unknown) => log.error('shutdown failed', { error: String(error) }),
+        )
+        .finally(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -296,8 +299,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = configuration(values, command === 'serve' || command === 'check-config');
   debug = config.logLevel === 'debug';
-  // JSON lines on stdout while serving; other commands print their results there, so they log on stderr.
-  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' || command === 'deliver' ? process.stdout : process.stderr }));
+  const log = commandLogger(command, config);
   const warnings = configWarnings(config);
   if (command === 'check-config') {
     for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
@@ -306,6 +308,7 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const warning of warnings) log.warn(warning);
   try {
+    announceFreshDatabase(config.database ?? DEFAULT_DATABASE, log);
     if (command === 'serve') return await serve(config, log);
     if (command === 'deliver') return await deliver(config, log);
     if (command === 'migrate') return await migrate(config, log);

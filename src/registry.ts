@@ -34,6 +34,7 @@ import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
 import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
+import { loggingProgress } from './storage/migration-progress.js';
 import { openStorage } from './storage/index.js';
 import type { Migration, Storage } from './storage/types.js';
 
@@ -322,7 +323,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   // Deliveries start once the outbox table exists.
   const migrate = async () => {
-    const applied = await storage.migrate(migrations);
+    const applied = await storage.migrate(loggingProgress(migrations, log));
     if (!closed) outbox.start();
     if (!closed) countFolding ??= startCountFolding(storage.knex, log);
     return applied;
