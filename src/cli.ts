@@ -53,7 +53,8 @@ Options:
   --tls-cert <file.pem>                 serve HTTPS with this certificate (TLS 1.2+, NCSC cipher suites)
   --tls-key <file.pem>                  the private key of --tls-cert
   --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
-  --development                         authentication off and the demo catalog (never with real data)
+  --development                         authentication off, the demo catalog (also served at /catalogi/api/v1),
+                                        127.0.0.1 only unless --host; never with real data
   --metrics-port <n>                    serve /metrics on this port only, not beside the API
 ${COMMON_OPTIONS}`,
   deliver: `Usage: zaakregister deliver [options]
