@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { autorisatiesApi } from './auth/autorisaties-api.js';
 import type { AuthOptions } from './auth/index.js';
 import { staticAuthorizations } from './auth/static-source.js';
@@ -9,14 +8,16 @@ import type { AuthorizationSource } from './auth/types.js';
 import { staticCatalog } from './catalog/static-catalog.js';
 import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
 import { databaseProblem } from './storage/describe-error.js';
-import { demoCatalog } from './demo.js';
+import { demoCatalog, demoCatalogRouter } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
-import { jsonLogger, pinoLogger } from './ops/logger.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
+import { TOKEN_HELP, tokenCommand } from './cli/token.js';
+import { UsageError, parseCommandLine } from './cli/usage.js';
+import { announceFreshDatabase, commandLogger } from './cli/output.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -35,6 +36,7 @@ Commands:
   check-config   check a configuration exactly as serve would, report every problem, and exit
   outbox list    list deliveries to other registries that wait or failed
   outbox retry   retry failed deliveries
+  token          print a ZGW JWT for a client id and secret (for curl)
 
 Run zaakregister <command> --help for its options.
 
@@ -47,10 +49,12 @@ Serves the Zaken API until SIGINT or SIGTERM.
 
 Options:
   --port <n>                            port to listen on (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --host <address>                      interface to listen on (default: every interface; 127.0.0.1 with --development)
   --tls-cert <file.pem>                 serve HTTPS with this certificate (TLS 1.2+, NCSC cipher suites)
   --tls-key <file.pem>                  the private key of --tls-cert
   --tls-client-ca <file.pem>            ask for client certificates of these CAs (mutual TLS)
-  --development                         authentication off and the demo catalog (never with real data)
+  --development                         authentication off, the demo catalog (also served at /catalogi/api/v1),
+                                        127.0.0.1 only unless --host; never with real data
   --metrics-port <n>                    serve /metrics on this port only, not beside the API
 ${COMMON_OPTIONS}`,
   deliver: `Usage: zaakregister deliver [options]
@@ -63,6 +67,7 @@ same configuration as serve (its plugins and "outbox" settings; "dispatch" is on
 
 Options:
   --port <n>                            port of /healthz, /readyz and /metrics (env PORT; default ${DEFAULT_PORT}; 0: any free port)
+  --host <address>                      interface to listen on (default: every interface)
   --metrics-port <n>                    serve /metrics on this port only
 ${COMMON_OPTIONS}`,
   migrate: `Usage: zaakregister migrate [options]
@@ -71,6 +76,7 @@ Applies pending database migrations and exits (serve applies them too).
 
 Options:
 ${COMMON_OPTIONS}`,
+  token: TOKEN_HELP,
   'check-config': `Usage: zaakregister check-config [options]
 
 Checks the configuration (file, flags and environment) as serve would, lists every problem with
@@ -78,6 +84,7 @@ its JSON path, and exits 0 when it is valid.
 
 Options:
   --port <n>       as for serve
+  --host <address> as for serve
   --development    as for serve
 ${COMMON_OPTIONS}`,
   outbox: `Usage: zaakregister outbox list [--status pending|failed] [--kind <kind>] [--limit <n>] [--json] [options]
@@ -108,6 +115,9 @@ function authorizationSource(config: CliConfig): AuthorizationSource | undefined
   return autorisatiesApi({ ...api, remote: remoteClient({ ...config.remote, allowedHosts: hosts }) });
 }
 
+/** Development mode without a configured catalog: the demo catalog, served on the registry's own origin. */
+const usesDemoCatalog = (config: CliConfig) => !!config.development && !config.catalog;
+
 /**
  * The registry of a configuration, with the plugins it names: `serve` runs it; `deliver` runs its
  * outbox alone (no API is served, so nobody is authenticated); `migrate` only applies its migrations
@@ -119,11 +129,11 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
   const catalog =
     config.catalog?.type === 'static'
       ? staticCatalog(config.catalog.file)
-      : config.catalog?.type === 'http' || !config.development
-        ? undefined
-        : demoCatalog(origin);
+      : usesDemoCatalog(config)
+        ? demoCatalog(origin)
+        : undefined;
   if (config.catalog?.type === 'static') log.info(`catalog: static types from ${config.catalog.file}`);
-  else if (!config.catalog && config.development) log.info('catalog: the demo catalog (zaakregister/demo)');
+  else if (usesDemoCatalog(config)) log.info('catalog: the demo catalog (zaakregister/demo), served read-only at /catalogi/api/v1/zaaktypen');
   const source = authorizationSource(config);
   return createRegistry({
     baseUrl: config.baseUrl,
@@ -133,7 +143,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     authorization: purpose === 'serve' ? authorization(config, source) : undefined,
     logger: log,
     preset: 'none',
-    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve' }),
+    plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve', migrating: purpose === 'migrate' }),
     migrate: purpose !== 'migrate',
     outbox: { ...config.outbox, dispatch: purpose === 'serve' ? config.outbox?.dispatch : purpose === 'deliver' },
     strictNulls: config.strictNulls,
@@ -146,12 +156,27 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const origin = () => (config.baseUrl ? new URL(config.baseUrl).origin : `${config.tls ? 'https' : 'http'}://localhost:${port}`);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
-  const server = await listenOrClose(registry, port, config.host, { tls, metricsPort: config.metricsPort });
-  const address = server.address();
-  if (typeof address === 'object' && address) port = address.port;
-  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (database: ${registry.services.storage.description})`, { port });
+  const routes = usesDemoCatalog(config) ? demoCatalogRouter(origin) : undefined;
+  const server = await listenOrClose(registry, port, listenHost(config), { tls, metricsPort: config.metricsPort, routes });
+  const address = server.address() as AddressInfo;
+  port = address.port;
+  const listening = listeningOn(address, config.tls ? 'https' : 'http');
+  log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (listening on ${listening}; database: ${registry.services.storage.description})`, { port, host: address.address });
+  if (config.development && config.host && !isLoopback(address.address)) log.warn(`development mode without authentication is reachable from the network (listening on ${listening}): never with real data`);
   await closeOnSignal(registry, log);
   return 0;
+}
+
+/** Where to listen: the configured host; without one, every interface, but only loopback in development mode (no authentication). */
+const listenHost = (config: CliConfig) => config.host ?? (config.development ? '127.0.0.1' : undefined);
+
+const isLoopback = (address: string) => address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
+
+/** A bound address as a URL (`http://127.0.0.1:8000`), saying so when it is every interface. */
+function listeningOn(address: AddressInfo, scheme: string): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const every = address.address === '::' || address.address === '0.0.0.0';
+  return `${scheme}://${host}:${address.port}${every ? ' (every interface)' : ''}`;
 }
 
 /** `registry.listen`; when it cannot, the registry closed and one line naming the setting. */
@@ -167,10 +192,13 @@ function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info(`${signal} received, shutting down`);
-      registry.close().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        resolve();
-      });
+      registry
+        .close()
+        .then(
+          () => log.info('shutdown complete'),
+          (error: unknown) => log.error('shutdown failed', { error: String(error) }),
+        )
+        .finally(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -182,7 +210,7 @@ async function deliver(config: CliConfig, log: Logger): Promise<number> {
   if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
   const port = config.port ?? DEFAULT_PORT;
-  const server = await listenOrClose(registry, port, config.host, { metricsPort: config.metricsPort, api: false });
+  const server = await listenOrClose(registry, port, listenHost(config), { metricsPort: config.metricsPort, api: false });
   const bound = (server.address() as AddressInfo).port;
   log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${bound}, /metrics on port ${config.metricsPort ?? bound}`, {
     port: bound,
@@ -234,51 +262,14 @@ async function outboxCommand(config: CliConfig, args: string[], flags: { status?
   }
 }
 
-/** A command line that cannot be run: the message, then the command's help. */
-class UsageError extends Error {
-  constructor(
-    readonly command: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
-function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        port: { type: 'string' },
-        'tls-cert': { type: 'string' },
-        'tls-key': { type: 'string' },
-        'tls-client-ca': { type: 'string' },
-        'metrics-port': { type: 'string' },
-        database: { type: 'string' },
-        development: { type: 'boolean' },
-        'log-level': { type: 'string' },
-        status: { type: 'string' },
-        kind: { type: 'string' },
-        limit: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(argv.find((a) => !a.startsWith('-')) ?? '', (error as Error).message);
-  }
-}
-
 /** The effective configuration: the file, then the environment, then the flags; checked as a whole. */
-function configuration(values: ReturnType<typeof parse>['values'], serving: boolean): CliConfig {
+function configuration(values: ReturnType<typeof parseCommandLine>['values'], serving: boolean): CliConfig {
   const config = readConfig(values.config);
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
   if (values.database !== undefined) config.database = values.database;
+  if (values.host !== undefined) config.host = values.host;
   if (values['metrics-port'] !== undefined) config.metricsPort = /^\d+$/.test(values['metrics-port']) ? Number(values['metrics-port']) : (values['metrics-port'] as never);
   if (values.development) config.development = true;
   if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
@@ -291,7 +282,7 @@ function configuration(values: ReturnType<typeof parse>['values'], serving: bool
 let debug = false;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv);
+  const { values, positionals } = parseCommandLine(argv);
   debug = values['log-level'] === 'debug';
   const command = positionals[0] ?? '';
   if (values.version) {
@@ -303,13 +294,13 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 1;
   }
   if (!Object.hasOwn(HELP, command)) throw new UsageError('', `unknown command "${command}"`);
+  if (command === 'token') return tokenCommand(values);
   if (values['log-level'] !== undefined && !(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
     throw new UsageError(command, `--log-level is one of ${LOG_LEVELS.join(', ')}`);
   }
   const config = configuration(values, command === 'serve' || command === 'check-config');
   debug = config.logLevel === 'debug';
-  // JSON lines on stdout while serving; other commands print their results there, so they log on stderr.
-  const log = pinoLogger(jsonLogger({ level: config.logLevel, pretty: config.development, destination: command === 'serve' || command === 'deliver' ? process.stdout : process.stderr }));
+  const log = commandLogger(command, config);
   const warnings = configWarnings(config);
   if (command === 'check-config') {
     for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
@@ -318,6 +309,7 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const warning of warnings) log.warn(warning);
   try {
+    announceFreshDatabase(config.database ?? DEFAULT_DATABASE, log);
     if (command === 'serve') return await serve(config, log);
     if (command === 'deliver') return await deliver(config, log);
     if (command === 'migrate') return await migrate(config, log);
@@ -333,7 +325,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`zaakregister: ${error.message}\n\n${HELP[error.command] ?? HELP['']}\n`);
+      process.stderr.write(`zaakregister: ${error.message}; see zaakregister ${error.command ? `${error.command} ` : ''}--help\n`);
       process.exit(2);
     }
     process.stderr.write(`zaakregister: ${(error as Error).message}\n`);

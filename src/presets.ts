@@ -23,6 +23,11 @@ export interface PluginContext {
    * (the oauth plugin then documents a placeholder flow instead of reading its issuer's metadata).
    */
   offline?: boolean;
+  /**
+   * For `migrate`: the plugins are set up for their migrations alone, and none writes to another
+   * service (the notifications plugin registers no kanaal; `serve` and `deliver` do at start).
+   */
+  migrating?: boolean;
 }
 
 /** The oauth plugin's options in the config file: files where the plugin takes their contents. */
@@ -55,7 +60,7 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
   // zaakgeometrie, its CRS negotiation and bbox search are part of the Zaken API contract.
   'geo-crs': { create: (options) => geoCrs(options as GeoCrsOptions), standard: true },
   // Needs the Notificaties API's URL: only when configured.
-  notifications: { create: (options) => notifications(options as NotificationsOptions), standard: false },
+  notifications: { create: (options, context) => notifications({ ...(options as NotificationsOptions), ...(context.migrating ? { registerKanaal: false } : {}) }), standard: false },
   // Needs the issuers and this registry's audience: only when configured.
   oauth: { create: oauthFromConfig, standard: false },
   // Needs keys; last, so its signature covers what the other plugins made of a response.

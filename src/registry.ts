@@ -34,6 +34,7 @@ import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
 import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
+import { loggingProgress } from './storage/migration-progress.js';
 import { openStorage } from './storage/index.js';
 import type { Migration, Storage } from './storage/types.js';
 
@@ -131,8 +132,9 @@ export interface Registry {
    * Serves the registry on its own Express app at the base URL's path, with `/healthz`, `/readyz`
    * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that
    * port only. `api: false` serves the probes and metrics alone (an instance that only delivers the outbox).
+   * `routes` are served beside the API, outside its authentication (the development server's demo catalog).
    */
-  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean }): Promise<Server>;
+  listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean; routes?: RequestHandler }): Promise<Server>;
   /**
    * Readiness turns 503, the server (if `listen` started one) stops accepting and drains the requests
    * in flight, operations still running (also in a host's app, also those whose clients left) finish,
@@ -328,7 +330,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   // Deliveries start once the outbox table exists.
   const migrate = async () => {
-    const applied = await storage.migrate(migrations);
+    const applied = await storage.migrate(loggingProgress(migrations, log));
     if (!closed) outbox.start();
     if (!closed) countFolding ??= startCountFolding(storage.knex, log);
     return applied;
@@ -372,6 +374,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
         // whose problems point at the newest version's error catalogue.
         app.use(chain([requestScope, accessLog(log), errorCatalogueAt((req) => `${origin(req)}${newest.basePath}`)]));
         mount(app);
+        if (listenOptions.routes) app.use(listenOptions.routes);
         // Outside the API: a JSON index at `/`, problem+json for anything else (no HTML error pages).
         app.get('/', (req, res) => {
           const at = origin(req);

@@ -180,7 +180,7 @@ describe('CLI and the embedded data directory', function () {
     }
   });
 
-  it('prints its version and a help text for every command; a wrong flag exits 2 with the usage', async () => {
+  it('prints its version and a help text for every command', async () => {
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {
       const printed = await run([flag]);
@@ -190,15 +190,21 @@ describe('CLI and the embedded data directory', function () {
     const help = await run(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.output, /Usage: zaakregister <command>/);
-    for (const command of ['serve', 'deliver', 'migrate', 'check-config', 'outbox']) {
+    for (const command of ['serve', 'deliver', 'migrate', 'check-config', 'outbox', 'token']) {
       const commandHelp = await run([command, '--help']);
       assert.equal(commandHelp.code, 0, commandHelp.output);
       assert.match(commandHelp.output, new RegExp(`Usage: zaakregister ${command}`));
     }
-    const wrong = await run(['serve', '--prot', '9000']);
-    assert.equal(wrong.code, 2);
-    assert.match(wrong.output, /--prot/);
-    assert.match(wrong.output, /Usage: zaakregister serve/);
+  });
+
+  it('names an unknown option and the option it resembles, in one line, for every command (exit 2)', async () => {
+    for (const command of ['serve', 'deliver', 'migrate', 'check-config', 'outbox', 'token']) {
+      const wrong = await run([command, '--prot', '9000']);
+      assert.equal(wrong.code, 2, wrong.output);
+      assert.equal(wrong.output, `zaakregister: unknown option --prot (did you mean --port?); see zaakregister ${command} --help\n`);
+    }
+    const far = await run(['serve', '--colour']);
+    assert.equal(far.output, 'zaakregister: unknown option --colour; see zaakregister serve --help\n');
   });
 
   it('a database that cannot be reached is one line naming the setting and the cause, with the stack only at debug level', async () => {

@@ -3,6 +3,7 @@ import { signZgwJwt } from '../auth/sign.js';
 import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 import { startSpan } from '../ops/tracing.js';
 import type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions } from '../plugin-types.js';
+import { refusalSummary } from './problem-summary.js';
 export type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions };
 
 export class RemoteError extends Error {
@@ -153,10 +154,10 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
     }
   }
 
-  /** The body is read and dropped (up to undici's limit), so the connection can be used again. */
+  /** The body is read (up to `maxBytes`) for what the host said, so the connection can be used again too. */
   async function refuseStatus(response: RemoteResponse, url: string, method: string): Promise<never> {
-    await response.body.dump().catch(() => undefined);
-    throw new RemoteError('status', url, `${method} ${url} answered ${response.statusCode}`, response.statusCode);
+    const said = refusalSummary(await readCapped(response, url).catch(() => ''));
+    throw new RemoteError('status', url, `${method} ${url} answered ${response.statusCode}${said ? `: ${said}` : ''}`, response.statusCode);
   }
 
   return {

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+
+/** A command line that cannot be run: one line naming the problem, exit 2. */
+export class UsageError extends Error {
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every option of every command; each command reads the ones it takes. */
+const OPTIONS = {
+  config: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-client-ca': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  database: { type: 'string' },
+  development: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  status: { type: 'string' },
+  kind: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  'client-id': { type: 'string' },
+  secret: { type: 'string' },
+  'user-id': { type: 'string' },
+  'user-representation': { type: 'string' },
+  'expires-in': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** The command line's flags and positionals; an unknown or malformed flag is a `UsageError` naming it. */
+export function parseCommandLine(argv: string[]) {
+  const command = argv.find((a) => !a.startsWith('-')) ?? '';
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(argv) : undefined;
+    if (unknown) {
+      const suggestion = closest(unknown.replace(/^-+/, ''), Object.keys(OPTIONS));
+      throw new UsageError(command, `unknown option ${unknown}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
+    }
+    throw new UsageError(command, (error as Error).message);
+  }
+}
+
+/** The first flag of `argv` that is no option (`--prot`, `--prot=9000`, `-x`). */
+function unknownOption(argv: string[]): string | undefined {
+  for (const arg of argv) {
+    if (arg === '--') return undefined;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.startsWith('--') ? arg.slice(2).split('=')[0] : arg.slice(1, 2);
+    const known = arg.startsWith('--') ? Object.hasOwn(OPTIONS, name) : Object.values(OPTIONS).some((o) => 'short' in o && o.short === name);
+    if (!known) return arg.startsWith('--') ? `--${name}` : `-${name}`;
+  }
+  return undefined;
+}
+
+/** The one known name `name` begins, or the nearest, when it is near enough to be a typo (at most a third of its letters differ). */
+function closest(name: string, known: string[]): string | undefined {
+  const extended = known.filter((candidate) => candidate.startsWith(name));
+  if (extended.length === 1) return extended[0];
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : undefined;
+}
+
+/** Levenshtein distance, with a transposition counted as one edit (`prot` → `port`). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  }
+  return rows[a.length][b.length];
+}
