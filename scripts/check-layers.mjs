@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 const TYPES_LEAF = 'src/plugin-types.ts';
 const inTypesLeaf = (file) => file === TYPES_LEAF || file.startsWith('src/plugin-types/');
-const LEAF_MAY_IMPORT = new Set(['src/catalog/types.ts', 'src/lifecycle.ts', 'src/log.ts', 'src/storage/types.ts']);
+const LEAF_MAY_IMPORT = new Set(['src/catalog/types.ts', 'src/lifecycle.ts', 'src/log.ts', 'src/operation-ids.ts', 'src/storage/types.ts']);
 const PUBLIC_SURFACE = 'src/plugin-api.ts';
 const COMPOSITION_ROOTS = new Set(['src/index.ts', 'src/presets.ts']);
 

@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
+export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {
@@ -31,6 +31,7 @@ export {
 export type { TlsOptions } from './http/tls.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
+export { OPERATION_IDS, type OperationId } from './operation-ids.js';
 export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';

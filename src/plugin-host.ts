@@ -2,6 +2,7 @@ import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHo
 import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
+import { closest } from './suggest.js';
 
 type AnyHandler = (...args: unknown[]) => unknown;
 interface BoundHook {
@@ -63,6 +64,50 @@ export function checkPlugins(plugins: readonly Plugin[]): void {
       }
     }
   }
+}
+
+/**
+ * Refuses a hook limited to an operation the registry does not serve (`zaak_read` for `zaak_retrieve`):
+ * it would silently never run. Checked once every plugin's `setup` added its operations.
+ */
+export function checkHookOperations(plugins: readonly Plugin[], operationIds: ReadonlySet<string>): void {
+  for (const plugin of plugins) {
+    for (const name of [...REQUEST_HOOKS, ...ZAAK_HOOKS]) {
+      const hook = plugin[name];
+      if (!hook || typeof hook === 'function' || hook.operations === undefined) continue;
+      if (!(REQUEST_HOOKS as readonly string[]).includes(name)) {
+        throw new Error(`plugin "${plugin.name}": ${name} runs outside requests, so it cannot be limited to operations`);
+      }
+      for (const id of hook.operations) {
+        if (operationIds.has(id)) continue;
+        const suggestion = closestOperation(id, operationIds);
+        throw new Error(`plugin "${plugin.name}": ${name} is limited to operation "${id}", which this registry does not serve${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`);
+      }
+    }
+  }
+}
+
+/** Other words for the standard's actions (`zaak_read` is `zaak_retrieve`). */
+const ACTION_SYNONYMS: Record<string, string> = {
+  read: 'retrieve',
+  get: 'retrieve',
+  detail: 'retrieve',
+  delete: 'destroy',
+  remove: 'destroy',
+  patch: 'partial_update',
+  put: 'update',
+  post: 'create',
+  add: 'create',
+  search: '_zoek',
+  zoek: '_zoek',
+};
+
+/** The known id meant by a misspelt one: the same resource with the standard's word for the action, else the nearest spelling. */
+function closestOperation(id: string, operationIds: ReadonlySet<string>): string | undefined {
+  const [, resource, action] = /^(.*?)_+([^_]+)$/.exec(id) ?? [];
+  const synonym = action && ACTION_SYNONYMS[action.toLowerCase()];
+  if (synonym && operationIds.has(`${resource}_${synonym}`)) return `${resource}_${synonym}`;
+  return closest(id, operationIds);
 }
 
 /**
@@ -158,7 +203,8 @@ export class PluginHost {
       if (typeof hook === 'function') {
         byOrder.normal.push({ plugin: plugin.name, handler: hook as AnyHandler });
       } else {
-        byOrder[hook.order ?? 'normal'].push({ plugin: plugin.name, handler: hook.handler as AnyHandler });
+        const handler = hook.operations ? forOperations(name, hook.operations, hook.handler as AnyHandler) : (hook.handler as AnyHandler);
+        byOrder[hook.order ?? 'normal'].push({ plugin: plugin.name, handler });
       }
     }
     return [...byOrder.pre, ...byOrder.normal, ...byOrder.post];
@@ -179,6 +225,13 @@ export class PluginHost {
         })
       : result;
   }
+}
+
+/** A request hook run only for requests of these operations; for others it does nothing (and returns nothing). */
+function forOperations(name: RequestHookName | ZaakHookName, operations: readonly string[], handler: AnyHandler): AnyHandler {
+  const only = new Set(operations);
+  const contextAt = name === 'serialize' ? 1 : 0;
+  return (...args) => (only.has((args[contextAt] as RequestContext).operation.id) ? handler(...args) : undefined);
 }
 
 function attribute(bound: BoundHook, hook: string, error: unknown): Error {

@@ -1,19 +1,32 @@
 /** The hooks a plugin may have: the request hooks in lifecycle order, and the domain hooks of a zaak. */
 import type { Knex } from 'knex';
 import type { RequestHookName } from '../lifecycle.js';
+import type { OperationId } from '../operation-ids.js';
 import type { ChangeAction } from './records.js';
 import type { Principal } from './access.js';
 import type { RequestContext, ResponseState } from './request.js';
 
 type HookFn<Args extends unknown[], R> = (...args: Args) => R | Promise<R>;
+
 /**
- * A hook is a function, or `{ order, handler }` to move it before (`pre`) or after (`post`) the others.
+ * An operation a request hook is limited to: one of the core's (`OperationId`, listed in
+ * `OPERATION_IDS`) or the id of an operation a plugin adds. Any other string is refused when the
+ * registry is assembled, with the closest known id as a suggestion.
+ */
+export type HookOperationId = OperationId | (string & {});
+
+/**
+ * A hook is a function, or `{ order, operations, handler }`: `order` moves it before (`pre`) or after
+ * (`post`) the others; `operations` (request hooks only) runs it only for requests of those operations,
+ * e.g. `{ operations: ['status_create'], handler }`.
  * Order: the hooks of one name run in plugin registration order, `pre` hooks first and `post` hooks
  * last. A throw: a `ProblemError` (`invalidParam`, `validationError`, `new ProblemError(code)`) is
  * answered as that problem; any other error becomes a `PluginError` naming the plugin and the hook,
  * answered as a 500 (`afterCommit` excepted: logged only).
  */
-export type Hook<Args extends unknown[], R = void> = HookFn<Args, R> | { order?: 'pre' | 'post'; handler: HookFn<Args, R> };
+export type Hook<Args extends unknown[], R = void> =
+  | HookFn<Args, R>
+  | { order?: 'pre' | 'post'; operations?: readonly HookOperationId[]; handler: HookFn<Args, R> };
 
 /**
  * The request hooks, in the order they run for one request (`REQUEST_HOOKS`). Kind: *sequential* hooks

@@ -12,7 +12,11 @@ export interface SetupApi {
   addOperation(operation: Operation): void;
   /** Accept an extra query parameter on an operation (it becomes known, validated and documented). */
   addQueryParameter(operationId: string, parameter: QueryParameter): void;
-  /** Knex migrations for the plugin's own tables; names should start with the plugin name. */
+  /**
+   * Knex migrations for the plugin's own tables and columns, applied after the core's in registration
+   * order. Each name starts with the plugin's name and a slash (`statistiek/001_teller`) and never
+   * changes; another name, or one already registered, is refused.
+   */
   addMigrations(migrations: Migration[]): void;
   /**
    * Merge a fragment (paths, components, headers of responses) into the served OpenAPI document, or

@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import { columnFilter, type ZaakRecordDefinition } from '../shared/records.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
@@ -11,7 +12,7 @@ export const resultaatDefinition: ZaakRecordDefinition = {
   tag: 'resultaten',
   component: 'Resultaat',
   label: 'RESULTAAT',
-  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  actions: CORE_OPERATIONS.resultaat,
   scopes: { read: LEZEN, create: BIJWERKEN, update: BIJWERKEN, destroy: BIJWERKEN },
   paginated: true,
   fields: [

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Operation, QueryParameter } from '../../operation.js';
+import type { CoreOperation, QueryParameter } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError, type InvalidParam } from '../../problem.js';
@@ -460,7 +460,7 @@ export const zaakOpenApi: OpenApiFragment = {
  * The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. Changes are
  * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it.
  */
-export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
+export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): CoreOperation[] {
   const rendered: Rendered = { renderings: new RenderingCache(RENDERED_ZAKEN), ids: new ZaakIds(RENDERED_ZAKEN) };
   const identificaties = new IdentificatieReserve();
   return [
@@ -560,7 +560,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },
     },
     ...(['update', 'partial_update'] as const).map(
-      (action): Operation => ({
+      (action): CoreOperation => ({
         id: `zaak_${action}`,
         method: action === 'update' ? 'put' : 'patch',
         path: '/zaken/{uuid}',
