@@ -223,4 +223,21 @@ export interface ZaakService {
   /** Changes some fields of a record (by URL or uuid); answers its new representation. */
   updateRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
   destroyRecord(scope: RecordWriteOptions, kind: ZaakRecordKind, record: string): Promise<void>;
+  /**
+   * Limits a plugin's own query over the `zaak` table to the zaken the request's client may read, as
+   * the core's lists do (zrc-006): zaaktypen it holds `scope` for (default `zaken.lezen`), each up to the
+   * highest vertrouwelijkheidaanduiding allowed for it; everything for `heeftAlleAutorisaties`, nothing
+   * without a principal. The query must have the `zaak` table in scope, as `zaakTable` when aliased.
+   * Returns the query. For an endpoint without `accessSubjects`: the core then only checks that the
+   * client holds the operation's scopes for some zaaktype.
+   */
+  limitToAccess(ctx: RequestContext, query: Knex.QueryBuilder, options?: AccessLimitOptions): Knex.QueryBuilder;
+}
+
+/** How `limitToAccess` reads the client's authorizations and the query. */
+export interface AccessLimitOptions {
+  /** The scope the authorizations must hold; default `zaken.lezen`. */
+  scope?: string;
+  /** The name (or alias) of the `zaak` table in the query; default `zaak`. */
+  zaakTable?: string;
 }

@@ -49,13 +49,41 @@ export function betrokkeneVerplicht(options: BetrokkeneOptions): Plugin {
           responseSchema: { type: 'object', properties: { count: { type: 'integer' }, results: { type: 'array', items: { $ref: '#/components/schemas/Rol' } } } },
         },
       });
+      api.addOperation({
+        id: 'zaakstatistiek_retrieve',
+        method: 'get',
+        path: '/zaakstatistiek',
+        action: 'retrieve',
+        write: false,
+        // No zaak to decide on: the core checks the scope for some zaaktype, the query does the rest.
+        scopes: ['zaken.lezen'],
+        async execute(ctx) {
+          const query = ctx.registry.storage.knex('zaak').select('zaak.zaaktype').count({ aantal: '*' }).groupBy('zaak.zaaktype').orderBy('zaak.zaaktype');
+          // Only the zaken this client may read: its zaaktypen, up to their vertrouwelijkheidaanduiding.
+          const rows = (await ctx.registry.zaken.limitToAccess(ctx, query)) as { zaaktype: string; aantal: string | number }[];
+          ctx.response.body = { perZaaktype: rows.map((row) => ({ zaaktype: row.zaaktype, aantal: Number(row.aantal) })) };
+        },
+        openapi: {
+          summary: 'Het aantal zaken per zaaktype dat de client mag zien.',
+          tags: ['zaken'],
+          successStatus: 200,
+          responseSchema: {
+            type: 'object',
+            properties: { perZaaktype: { type: 'array', items: { type: 'object', properties: { zaaktype: { type: 'string', format: 'uri' }, aantal: { type: 'integer' } } } } },
+          },
+        },
+      });
     },
 
-    async validate(ctx) {
-      if (ctx.operation.id !== 'status_create' || typeof ctx.data?.zaak !== 'string') return;
-      if ((await betrokkenenOf(ctx, ctx.data.zaak, betrokkeneType)).length === 0) {
-        throw invalidParam('zaak', 'betrokkene-required', `Een zaak krijgt pas een status met een betrokkene van het type ${betrokkeneType}.`);
-      }
+    // Only for new statussen: an operation id the registry does not serve is refused at start.
+    validate: {
+      operations: ['status_create'],
+      async handler(ctx) {
+        if (typeof ctx.data?.zaak !== 'string') return;
+        if ((await betrokkenenOf(ctx, ctx.data.zaak, betrokkeneType)).length === 0) {
+          throw invalidParam('zaak', 'betrokkene-required', `Een zaak krijgt pas een status met een betrokkene van het type ${betrokkeneType}.`);
+        }
+      },
     },
   };
 }

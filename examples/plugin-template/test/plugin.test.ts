@@ -23,6 +23,7 @@ describe('betrokkene-verplicht', () => {
         { clientId: 'behandelaar', all: true },
         { clientId: 'lezer', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktype] },
         { clientId: 'ander-zaaktype', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktypeGeheim] },
+        { clientId: 'openbaar-lezer', scopes: ['zaken.lezen'], zaaktypen: [TEST_TYPES.zaaktype], maxVertrouwelijkheidaanduiding: 'openbaar' },
       ],
     });
     zaak = (await api.request('/zaken', { method: 'POST', json: zaakInput() })).body;
@@ -50,6 +51,24 @@ describe('betrokkene-verplicht', () => {
     assertProblem(await api.request(`/zaken/${zaak.uuid}/betrokkenen`, { as: 'ander-zaaktype' }), { status: 403 });
     assertProblem(await api.request('/zaken/00000000-0000-4000-8000-000000000000/betrokkenen'), { status: 404, code: 'not_found' });
     assert.ok((api.registry.openapi() as { paths: Record<string, unknown> }).paths['/zaken/{zaak_uuid}/betrokkenen'], 'documented');
+  });
+
+  it('counts in the statistics only the zaken the client may read: its zaaktypen, up to its vertrouwelijkheidaanduiding', async () => {
+    for (const input of [
+      zaakInput({ vertrouwelijkheidaanduiding: 'openbaar' }),
+      zaakInput({ vertrouwelijkheidaanduiding: 'geheim' }),
+      zaakInput({ zaaktype: TEST_TYPES.zaaktypeGeheim, vertrouwelijkheidaanduiding: 'openbaar' }),
+    ]) {
+      assert.equal((await api.request('/zaken', { method: 'POST', json: input })).status, 201);
+    }
+    const all = await api.request('/zaakstatistiek');
+    assert.deepEqual(all.body.perZaaktype, [
+      { zaaktype: TEST_TYPES.zaaktype, aantal: 3 },
+      { zaaktype: TEST_TYPES.zaaktypeGeheim, aantal: 1 },
+    ]);
+    const limited = await api.request('/zaakstatistiek', { as: 'openbaar-lezer' });
+    assert.equal(limited.status, 200, limited.text);
+    assert.deepEqual(limited.body.perZaaktype, [{ zaaktype: TEST_TYPES.zaaktype, aantal: 2 }], 'the openbare of its zaaktype: the one made before and one of these');
   });
 
   it('refuses to load on a zaakregister with an older plugin API', async () => {

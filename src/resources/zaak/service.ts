@@ -3,13 +3,14 @@ import type { PluginHost } from '../../plugin-host.js';
 import type { RegistryServices, RequestContext, ZaakTransition } from '../../plugin.js';
 import type { Storage } from '../../storage/types.js';
 import { announcement } from '../audittrail/record.js';
+import { restrictToAuthorized } from '../shared/access.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/records.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
 import { findDeelzaken, findZaakByUuid, relationsOf, selectZaken, toColumns, zaakColumnsWithRelations, type ZaakRow } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
-import type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
-export type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };
+import type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
+export type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };
 
 export function zaakService(storage: Storage, host: PluginHost, records: ZaakRecordResources, registry: () => RegistryServices): ZaakService {
   const { listers, writers } = records;
@@ -61,6 +62,10 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
     createRecord: (scope, kind, data) => write(scope, kind, (writer, s) => writer.create(s, data)),
     updateRecord: (scope, kind, record, fields) => write(scope, kind, (writer, s) => writer.update(s, record, fields)),
     destroyRecord: (scope, kind, record) => write(scope, kind, (writer, s) => writer.destroy(s, record)),
+    limitToAccess(ctx, query, options = {}) {
+      restrictToAuthorized(query, ctx.principal, options.scope, options.zaakTable);
+      return query;
+    },
   };
 
   async function transition(ctx: RequestContext, hook: 'zaakClosing' | 'zaakReopening', event: ZaakTransition): Promise<Record<string, unknown>> {
