@@ -1,5 +1,5 @@
 import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
-import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakTransition } from './plugin.js';
+import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakScope, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
 import { closest } from './suggest.js';
@@ -152,8 +152,19 @@ export class PluginHost {
   }
 
   /** Runs a domain hook (`zaakClosing`, `zaakReopening`, `resourceChanged`), one after the other. */
-  async domain<H extends ZaakHookName>(hook: H, event: H extends 'resourceChanged' ? ResourceChange : ZaakTransition): Promise<void> {
+  async domain<H extends Exclude<ZaakHookName, 'representZaken'>>(hook: H, event: H extends 'resourceChanged' ? ResourceChange : ZaakTransition): Promise<void> {
     await this.sequence(this.hooks[hook], 0, hook, [event], () => false);
+  }
+
+  /**
+   * Lets the `representZaken` hooks shape the zaken of one answer or read, one hook after the other.
+   * A promise only when some handler returned one; nothing to run when no plugin shapes zaken.
+   */
+  representZaken(zaken: Record<string, unknown>[], scope: ZaakScope): Promise<unknown> | undefined {
+    const bound = this.hooks.representZaken;
+    if (bound.length === 0 || zaken.length === 0) return undefined;
+    const done = this.sequence(bound, 0, 'representZaken', [zaken, scope], () => false);
+    return isPromise(done) ? done : undefined;
   }
 
   /** The first `authenticate` hook that returns a principal wins. */

@@ -269,7 +269,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const assembly: Assembly = {
-    operations: [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()],
+    operations: [...zaakOperations(announce, removalAnnouncer(host, records), (zaken, scope) => host.representZaken(zaken, scope)), ...records.operations, ...audittrailOperations()],
     migrations: [...coreMigrations],
     fragments: [zaakOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { RequestHookName } from '../lifecycle.js';
 import type { OperationId } from '../operation-ids.js';
-import type { ChangeAction } from './records.js';
+import type { ChangeAction, ZaakScope } from './records.js';
 import type { Principal } from './access.js';
 import type { RequestContext, ResponseState } from './request.js';
 
@@ -80,7 +80,8 @@ export interface RequestHooks {
    */
   afterCommit: Hook<[ctx: RequestContext]>;
   /**
-   * Kind: sequential, each hook getting the body the previous one produced. Returns: a new body to
+   * Kind: sequential, each hook getting the body the previous one produced: the whole answer (a page,
+   * not its items; to shape every zaak wherever it appears, use `representZaken`). Returns: a new body to
    * replace the response body, or undefined to keep it. A throw: that problem, 500 for other errors.
    * A zaak in the body may be a copy-on-write view of a shared rendering: change its fields freely,
    * replace (never change in place) its nested values, copy it with a spread, not `structuredClone`.
@@ -143,7 +144,8 @@ export interface ResourceChange {
 }
 
 /**
- * Domain hooks: a zaak closes (its end status is set) or reopens; a zaak or record changes. Which status closes a zaak is a
+ * Domain hooks: a zaak closes (its end status is set) or reopens; a zaak or record changes; zaken are
+ * represented. Which status closes a zaak is a
  * business rule (the zrc-rules plugin decides and calls `registry.zaken.close`); what closing implies
  * besides `einddatum` (archive parameters) is for these hooks. Sequential, in registration order.
  */
@@ -164,4 +166,16 @@ export interface ZaakHooks {
    * A throw rolls the change back (a request answers it).
    */
   resourceChanged: Hook<[change: ResourceChange]>;
+  /**
+   * Kind: sequential, each hook seeing the previous ones' changes. The one place to shape how a zaak
+   * looks: it gets the zaken of every answer and read at once (a detail, the items of a list page and
+   * of `_zoek`, the answer to a write, the zaken `expand` embeds, `services.zaken.find` with relations
+   * and `services.zaken.list`) and changes them in place: add, replace or remove fields. Load what a
+   * page needs in one query (`scope.tx ?? storage.knex`); in a request `scope` is its `RequestContext`.
+   * The zaken may be copy-on-write views of stored renderings: set their fields freely, replace
+   * (never change in place) their nested values. A shaped zaak is serialized anew; an answer is
+   * remembered (ETag, 304) per zaak revision, so shape from the zaak and data that changes with it.
+   * Returns: nothing. A throw: that problem in a request, 500 for other errors.
+   */
+  representZaken: Hook<[zaken: Record<string, unknown>[], scope: ZaakScope]>;
 }

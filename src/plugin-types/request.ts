@@ -86,6 +86,11 @@ export interface Operation {
   lock?: (ctx: RequestContext) => Promise<void>;
   /** Do the work: read, or write within `ctx.tx`; set `ctx.response` (and `ctx.result` for writes). */
   execute: (ctx: RequestContext) => Promise<void>;
+  /**
+   * After the work (for writes, after `afterWrite` and commit), before `serialize`: hand the zaken in
+   * `ctx.response.body` to the `representZaken` hooks. The core's zaak operations have it.
+   */
+  represent?: (ctx: RequestContext) => Promise<void> | void;
   /** OpenAPI details: summary, description, the 2xx response schema, extra response headers. */
   openapi: {
     summary: string;
@@ -194,11 +199,12 @@ export interface RequestContext {
 
 /** Reads zaken and their records as clients see them, and moves a zaak between open and closed. */
 export interface ZaakService {
-  /** A zaak of this registry by URL or uuid, as clients see it (its own fields unless `relations`). */
+  /** A zaak of this registry by URL or uuid, as clients see it (its own fields unless `relations`; with them, shaped by `representZaken`). */
   find(scope: ZaakScope, zaak: string, options?: FindZaakOptions): Promise<Record<string, unknown> | undefined>;
   /**
    * Zaken of this registry by URL or uuid, as clients see them (with the derived fields), in a fixed
-   * number of queries however many are asked: for loading related zaken of a page at once. Zaken
+   * number of queries however many are asked: for loading related zaken of a page at once (shaped
+   * by the `representZaken` hooks, as in answers). Zaken
    * that do not exist are left out; the order is that of `zaken`.
    */
   list(scope: ZaakScope, zaken: string[]): Promise<Record<string, unknown>[]>;

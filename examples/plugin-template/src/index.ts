@@ -1,4 +1,4 @@
-import { PLUGIN_API_VERSION, ProblemError, invalidParam, type Plugin, type RequestContext } from 'zaakregister';
+import { PLUGIN_API_VERSION, ProblemError, invalidParam, type Plugin, type RegistryServices, type RequestContext } from 'zaakregister';
 
 export interface BetrokkeneOptions {
   /** The `betrokkeneType` a zaak needs before it gets a status, e.g. `natuurlijk_persoon`. */
@@ -17,12 +17,18 @@ async function betrokkenenOf(ctx: RequestContext, zaakUrl: string, betrokkeneTyp
  */
 export function betrokkeneVerplicht(options: BetrokkeneOptions): Plugin {
   const { betrokkeneType } = options;
+  let registry: RegistryServices;
   return {
     name: 'betrokkene-verplicht',
     // The plugin API this plugin is written against: an older zaakregister refuses to load it.
     apiVersion: PLUGIN_API_VERSION,
 
     setup(api) {
+      registry = api.registry;
+      // The field every zaak gets (below), in the served OpenAPI document.
+      api.addOpenApi({
+        components: { schemas: { Zaak: { properties: { aantalBetrokkenen: { type: 'integer', readOnly: true, description: `Het aantal betrokkenen (${betrokkeneType}).` } } } } },
+      });
       api.defineProblem('betrokkene-required', 400, 'De zaak heeft geen betrokkene van het vereiste type.');
       api.addOperation({
         id: 'zaak_betrokkenen',
@@ -73,6 +79,21 @@ export function betrokkeneVerplicht(options: BetrokkeneOptions): Plugin {
           },
         },
       });
+    },
+
+    // Every zaak the registry gives (a detail, list and _zoek items, write answers, the zaken expand
+    // embeds) comes through here: one query for all of an answer's zaken. Rollen change the zaak's
+    // revision, so answers remembered per revision (ETag, 304) stay right.
+    async representZaken(zaken, scope) {
+      const rows = (await (scope.tx ?? registry.storage.knex)('rol')
+        .join('zaak', 'zaak.id', 'rol.zaak_id')
+        .whereIn('zaak.uuid', zaken.map((zaak) => String(zaak.uuid)))
+        .where('rol.betrokkene_type', betrokkeneType)
+        .groupBy('zaak.uuid')
+        .select('zaak.uuid')
+        .count({ aantal: '*' })) as { uuid: string; aantal: string | number }[];
+      const counts = new Map(rows.map((row) => [row.uuid, Number(row.aantal)]));
+      for (const zaak of zaken) zaak.aantalBetrokkenen = counts.get(String(zaak.uuid)) ?? 0;
     },
 
     // Only for new statussen: an operation id the registry does not serve is refused at start.

@@ -32,7 +32,9 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const row = await findZaakByUuid(db(scope), uuid, { forUpdate: options.lock, relations: options.relations });
       if (!row) return undefined;
       if (!options.relations) return zaakSummary(row, scope.baseUrl);
-      return renderZaak(row, relationsOf([row]), scope.baseUrl);
+      const rendered = renderZaak(row, relationsOf([row]), scope.baseUrl);
+      await host.representZaken([rendered], scope);
+      return rendered;
     },
     async list(scope, zaken) {
       const uuids = [...new Set(zaken.map((z) => uuidOf(scope, z)).filter((u): u is string => !!u))];
@@ -40,7 +42,9 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const rows = (await selectZaken(db(scope)).whereIn('zaak.uuid', uuids).select(zaakColumnsWithRelations(db(scope) as Knex))) as ZaakRow[];
       const relations = relationsOf(rows);
       const byUuid = new Map(rows.map((row) => [row.uuid, renderZaak(row, relations, scope.baseUrl)]));
-      return uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
+      const found = uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
+      await host.representZaken(found, scope);
+      return found;
     },
     async records(scope, kind, zaak) {
       const lister = listers.get(kind);
