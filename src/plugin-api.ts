@@ -8,8 +8,9 @@
  * properties, migrations, OpenAPI fragments, problem codes, delivery handlers, API versions) and
  * `close`, and any of the hooks of `RequestHooks` (in request order: onRequest, authenticate,
  * authorize, preHandler, validate, beforeWrite, afterWrite, afterCommit, serialize, onResponse) and
- * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged). Each hook's documentation gives its kind,
- * when it runs, what it may return and what a throw does; `Hook` gives the order.
+ * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged, representZaken). Each hook's documentation
+ * gives its kind, when it runs, what it may return and what a throw does; `Hook` gives the order and how
+ * to limit a request hook to operations (`OPERATION_IDS`). The guide is `docs/plugins.md`.
  *
  * @packageDocumentation
  */
