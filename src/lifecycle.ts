@@ -55,9 +55,9 @@ export const HOOK_KIND: Record<RequestHookName, 'sequential' | 'first' | 'parall
 export const WRITE_HOOKS: ReadonlySet<RequestHookName> = new Set(['validate', 'beforeWrite', 'afterWrite', 'afterCommit']);
 
 /**
- * Domain hooks, outside the request order above: a zaak closes or reopens, a zaak or record changes.
- * They run sequentially inside the write transaction that makes the change (see `ZaakHooks`), also
- * when the change does not come from a request.
+ * Domain hooks, outside the request order above: a zaak closes or reopens, a zaak or record changes
+ * (sequentially inside the write transaction that makes the change), zaken are represented (in
+ * every answer and service read that gives them). They run also when no request is involved.
  */
-export const ZAAK_HOOKS = ['zaakClosing', 'zaakReopening', 'resourceChanged'] as const;
+export const ZAAK_HOOKS = ['zaakClosing', 'zaakReopening', 'resourceChanged', 'representZaken'] as const;
 export type ZaakHookName = (typeof ZAAK_HOOKS)[number];

@@ -1,4 +1,5 @@
 // The core's path to the operation types; they are defined in the leaf `plugin-types.ts`.
+import type { OperationId } from './operation-ids.js';
 import type { Operation } from './plugin-types.js';
 
 export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './plugin-types.js';
@@ -18,3 +19,6 @@ export const UNROUTED: Operation = Object.freeze({
   execute: async () => {},
   openapi: { summary: '', successStatus: 200 },
 });
+
+/** An operation of the core: its id is one of `OPERATION_IDS`, which the compiler checks. */
+export type CoreOperation = Operation & { id: OperationId };

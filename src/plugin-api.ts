@@ -8,13 +8,14 @@
  * properties, migrations, OpenAPI fragments, problem codes, delivery handlers, API versions) and
  * `close`, and any of the hooks of `RequestHooks` (in request order: onRequest, authenticate,
  * authorize, preHandler, validate, beforeWrite, afterWrite, afterCommit, serialize, onResponse) and
- * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged). Each hook's documentation gives its kind,
- * when it runs, what it may return and what a throw does; `Hook` gives the order.
+ * `ZaakHooks` (zaakClosing, zaakReopening, resourceChanged, representZaken). Each hook's documentation
+ * gives its kind, when it runs, what it may return and what a throw does; `Hook` gives the order and how
+ * to limit a request hook to operations (`OPERATION_IDS`). The guide is `docs/plugins.md`.
  *
  * @packageDocumentation
  */
-export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
-export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions } from './resources/zaak/service.js';
+export type { Plugin, SetupApi, RequestContext, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
+export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions, AccessLimitOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {
   DeliveryError,
@@ -31,6 +32,7 @@ export {
 export type { TlsOptions } from './http/tls.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
+export { OPERATION_IDS, type OperationId } from './operation-ids.js';
 export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';

@@ -1,7 +1,8 @@
 import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
-import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakTransition } from './plugin.js';
+import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakScope, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
+import { closest } from './suggest.js';
 
 type AnyHandler = (...args: unknown[]) => unknown;
 interface BoundHook {
@@ -66,6 +67,50 @@ export function checkPlugins(plugins: readonly Plugin[]): void {
 }
 
 /**
+ * Refuses a hook limited to an operation the registry does not serve (`zaak_read` for `zaak_retrieve`):
+ * it would silently never run. Checked once every plugin's `setup` added its operations.
+ */
+export function checkHookOperations(plugins: readonly Plugin[], operationIds: ReadonlySet<string>): void {
+  for (const plugin of plugins) {
+    for (const name of [...REQUEST_HOOKS, ...ZAAK_HOOKS]) {
+      const hook = plugin[name];
+      if (!hook || typeof hook === 'function' || hook.operations === undefined) continue;
+      if (!(REQUEST_HOOKS as readonly string[]).includes(name)) {
+        throw new Error(`plugin "${plugin.name}": ${name} runs outside requests, so it cannot be limited to operations`);
+      }
+      for (const id of hook.operations) {
+        if (operationIds.has(id)) continue;
+        const suggestion = closestOperation(id, operationIds);
+        throw new Error(`plugin "${plugin.name}": ${name} is limited to operation "${id}", which this registry does not serve${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`);
+      }
+    }
+  }
+}
+
+/** Other words for the standard's actions (`zaak_read` is `zaak_retrieve`). */
+const ACTION_SYNONYMS: Record<string, string> = {
+  read: 'retrieve',
+  get: 'retrieve',
+  detail: 'retrieve',
+  delete: 'destroy',
+  remove: 'destroy',
+  patch: 'partial_update',
+  put: 'update',
+  post: 'create',
+  add: 'create',
+  search: '_zoek',
+  zoek: '_zoek',
+};
+
+/** The known id meant by a misspelt one: the same resource with the standard's word for the action, else the nearest spelling. */
+function closestOperation(id: string, operationIds: ReadonlySet<string>): string | undefined {
+  const [, resource, action] = /^(.*?)_+([^_]+)$/.exec(id) ?? [];
+  const synonym = action && ACTION_SYNONYMS[action.toLowerCase()];
+  if (synonym && operationIds.has(`${resource}_${synonym}`)) return `${resource}_${synonym}`;
+  return closest(id, operationIds);
+}
+
+/**
  * Runs the hooks of the registered plugins: in registration order, `pre` hooks first and `post` hooks
  * last, with the kind (sequential, first, parallel) the lifecycle list gives each hook.
  */
@@ -107,8 +152,19 @@ export class PluginHost {
   }
 
   /** Runs a domain hook (`zaakClosing`, `zaakReopening`, `resourceChanged`), one after the other. */
-  async domain<H extends ZaakHookName>(hook: H, event: H extends 'resourceChanged' ? ResourceChange : ZaakTransition): Promise<void> {
+  async domain<H extends Exclude<ZaakHookName, 'representZaken'>>(hook: H, event: H extends 'resourceChanged' ? ResourceChange : ZaakTransition): Promise<void> {
     await this.sequence(this.hooks[hook], 0, hook, [event], () => false);
+  }
+
+  /**
+   * Lets the `representZaken` hooks shape the zaken of one answer or read, one hook after the other.
+   * A promise only when some handler returned one; nothing to run when no plugin shapes zaken.
+   */
+  representZaken(zaken: Record<string, unknown>[], scope: ZaakScope): Promise<unknown> | undefined {
+    const bound = this.hooks.representZaken;
+    if (bound.length === 0 || zaken.length === 0) return undefined;
+    const done = this.sequence(bound, 0, 'representZaken', [zaken, scope], () => false);
+    return isPromise(done) ? done : undefined;
   }
 
   /** The first `authenticate` hook that returns a principal wins. */
@@ -158,7 +214,8 @@ export class PluginHost {
       if (typeof hook === 'function') {
         byOrder.normal.push({ plugin: plugin.name, handler: hook as AnyHandler });
       } else {
-        byOrder[hook.order ?? 'normal'].push({ plugin: plugin.name, handler: hook.handler as AnyHandler });
+        const handler = hook.operations ? forOperations(name, hook.operations, hook.handler as AnyHandler) : (hook.handler as AnyHandler);
+        byOrder[hook.order ?? 'normal'].push({ plugin: plugin.name, handler });
       }
     }
     return [...byOrder.pre, ...byOrder.normal, ...byOrder.post];
@@ -179,6 +236,13 @@ export class PluginHost {
         })
       : result;
   }
+}
+
+/** A request hook run only for requests of these operations; for others it does nothing (and returns nothing). */
+function forOperations(name: RequestHookName | ZaakHookName, operations: readonly string[], handler: AnyHandler): AnyHandler {
+  const only = new Set(operations);
+  const contextAt = name === 'serialize' ? 1 : 0;
+  return (...args) => (only.has((args[contextAt] as RequestContext).operation.id) ? handler(...args) : undefined);
 }
 
 function attribute(bound: BoundHook, hook: string, error: unknown): Error {

@@ -22,7 +22,8 @@ import { drainableServer, RunningOperations, startListening, type DrainableServe
 import { buildOpenApi, type OpenApiFragment, type OpenApiInfo, type OpenApiTransform } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
 import type { Operation } from './operation.js';
-import { PluginError, PluginHost } from './plugin-host.js';
+import { OPERATION_IDS } from './operation-ids.js';
+import { checkHookOperations, PluginError, PluginHost } from './plugin-host.js';
 import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
 import { defineProblem, problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
@@ -210,7 +211,16 @@ function setupApiFor(plugin: Plugin, assembly: Assembly, services: RegistryServi
       if (!operation) throw new Error(`plugin "${plugin.name}": no operation "${operationId}"`);
       operation.queryParameters = [...(operation.queryParameters ?? []), parameter];
     }),
-    addMigrations: whileAssembling('addMigrations', (list) => void assembly.migrations.push(...list)),
+    addMigrations: whileAssembling('addMigrations', (list) => {
+      // Applied migrations are known by name only: one named like another's would silently be skipped.
+      for (const migration of list) {
+        if (!migration.name?.startsWith(`${plugin.name}/`)) {
+          throw new Error(`migration "${migration.name}" must be named "${plugin.name}/…": a plugin's migrations are named under the plugin's name, apart from the core's and other plugins'`);
+        }
+        if (assembly.migrations.some((other) => other.name === migration.name)) throw new Error(`migration "${migration.name}" is registered twice`);
+        assembly.migrations.push(migration);
+      }
+    }),
     addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
     defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
     addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
@@ -270,7 +280,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const assembly: Assembly = {
-    operations: [...zaakOperations(announce, removalAnnouncer(host, records)), ...records.operations, ...audittrailOperations()],
+    operations: [...zaakOperations(announce, removalAnnouncer(host, records), (zaken, scope) => host.representZaken(zaken, scope)), ...records.operations, ...audittrailOperations()],
     migrations: [...coreMigrations],
     fragments: [zaakOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),
@@ -295,6 +305,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   try {
     await runSetups(plugins, assembly, services);
+    checkHookOperations(plugins, new Set([...OPERATION_IDS, ...assembly.operations.map((operation) => operation.id)]));
   } catch (error) {
     untraceQueries();
     await storage.close();

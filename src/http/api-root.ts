@@ -1,10 +1,10 @@
-import type { Operation } from '../operation.js';
+import type { CoreOperation, Operation } from '../operation.js';
 
 /**
  * GET on the base path (`/zaken/api/v1`): where to go from here, as JSON instead of a 404 for
  * someone who opens the API in a browser: the OpenAPI document and every collection.
  */
-export function apiRootOperation(operations: readonly Operation[]): Operation {
+export function apiRootOperation(operations: readonly Operation[]): CoreOperation {
   const collections = [...new Set(operations.filter((o) => o.method === 'get' && /^\/[a-z]+$/.test(o.path)).map((o) => o.path.slice(1)))].sort();
   return {
     id: 'api_root',

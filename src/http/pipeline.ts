@@ -245,6 +245,8 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         await operation.execute(ctx);
       }
       if (!early && ctx.response.body !== undefined) {
+        const represented = operation.represent?.(ctx);
+        if (represented) await represented;
         const body = host.serialize(ctx.response.body, ctx);
         ctx.response.body = isPending(body) ? await body : body;
       }

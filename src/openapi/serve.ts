@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { Operation } from '../operation.js';
+import type { CoreOperation } from '../operation.js';
 
 const CORS = { 'Access-Control-Allow-Origin': '*' };
 
@@ -7,10 +7,10 @@ const CORS = { 'Access-Control-Allow-Origin': '*' };
  * GET /openapi.json and /openapi.yaml: the same document, public (no authentication) and readable
  * from any origin. `servers` names the base URL the request came in on.
  */
-export function openApiOperations(document: (apiVersion: string) => Record<string, unknown>): Operation[] {
+export function openApiOperations(document: (apiVersion: string) => Record<string, unknown>): CoreOperation[] {
   const yamlByBase = new Map<string, string>();
   const forBase = (apiVersion: string, baseUrl: string) => ({ ...document(apiVersion), servers: [{ url: baseUrl }] });
-  const operation = (format: 'json' | 'yaml'): Operation => ({
+  const operation = (format: 'json' | 'yaml'): CoreOperation => ({
     id: `openapi_${format}`,
     method: 'get',
     path: `/openapi.${format}`,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Operation } from '../../operation.js';
+import type { CoreOperation } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext } from '../../plugin.js';
 import { ProblemError } from '../../problem.js';
@@ -48,7 +48,7 @@ export const audittrailOpenApi: OpenApiFragment = {
 };
 
 /** `/zaken/{zaak_uuid}/audittrail`: every change to the zaak and its records, oldest first. */
-export function audittrailOperations(): Operation[] {
+export function audittrailOperations(): CoreOperation[] {
   const common = { resource: 'audittrail', write: false, scopes: SCOPES } as const;
   return [
     {

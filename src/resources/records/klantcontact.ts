@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
 
@@ -9,7 +10,7 @@ export const klantcontactDefinition: ZaakRecordDefinition = {
   tag: 'klantcontacten',
   component: 'KlantContact',
   label: 'KLANTCONTACT',
-  actions: ['list', 'create', 'retrieve'],
+  actions: CORE_OPERATIONS.klantcontact,
   scopes: { read: LEZEN, create: BIJWERKEN },
   paginated: true,
   fields: [

@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { RecordFilter, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { columnFilter } from '../shared/zaak-records/filters.js';
 import { ALLEEN_BIJWERKEN, LEZEN } from './scopes.js';
@@ -7,7 +8,7 @@ import { ALLEEN_BIJWERKEN, LEZEN } from './scopes.js';
  * `zaken.bijwerken`, listed as a bare array, never changed in place.
  */
 function linkDefinition(link: {
-  name: string;
+  name: 'zaakcontactmoment' | 'zaakverzoek' | 'zaakbesluit';
   path: string;
   tag: string;
   component: string;
@@ -27,7 +28,7 @@ function linkDefinition(link: {
     tag: link.tag,
     component: link.component,
     label: link.label,
-    actions: ['list', 'create', 'retrieve', 'destroy'],
+    actions: CORE_OPERATIONS[link.name],
     scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
     paginated: false,
     fields: [{ field: link.field, column: link.field }],

@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { columnFilter } from '../shared/zaak-records/filters.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
@@ -12,7 +13,7 @@ export const resultaatDefinition: ZaakRecordDefinition = {
   tag: 'resultaten',
   component: 'Resultaat',
   label: 'RESULTAAT',
-  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  actions: CORE_OPERATIONS.resultaat,
   scopes: { read: LEZEN, create: BIJWERKEN, update: BIJWERKEN, destroy: BIJWERKEN },
   paginated: true,
   fields: [

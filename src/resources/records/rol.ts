@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { Knex } from 'knex';
 import type { RecordRow, ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { columnFilter } from '../shared/zaak-records/filters.js';
@@ -15,7 +16,7 @@ export const rolDefinition: ZaakRecordDefinition = {
   tag: 'rollen',
   component: 'Rol',
   label: 'ROL',
-  actions: ['list', 'create', 'retrieve', 'headers', 'destroy'],
+  actions: CORE_OPERATIONS.rol,
   scopes: { read: LEZEN, create: BIJWERKEN, destroy: BIJWERKEN },
   paginated: true,
   fields: [

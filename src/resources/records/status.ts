@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { grantedScopes } from '../shared/access.js';
@@ -19,7 +20,7 @@ export const statusDefinition: ZaakRecordDefinition = {
   tag: 'statussen',
   component: 'Status',
   label: 'STATUS',
-  actions: ['list', 'create', 'retrieve', 'headers'],
+  actions: CORE_OPERATIONS.status,
   scopes: { read: LEZEN, create: ['zaken.aanmaken', 'zaken.statussen.toevoegen', 'zaken.heropenen'] },
   paginated: true,
   fields: [

@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import { catalogReference } from '../shared/catalog-reference.js';
 import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
 import { BIJWERKEN, LEZEN } from './scopes.js';
@@ -10,7 +11,7 @@ export const zaakeigenschapDefinition: ZaakRecordDefinition = {
   tag: 'zaken',
   component: 'ZaakEigenschap',
   label: 'ZAAKEIGENSCHAP',
-  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  actions: CORE_OPERATIONS.zaakeigenschap,
   scopes: { read: LEZEN, create: BIJWERKEN, update: BIJWERKEN, destroy: BIJWERKEN },
   paginated: false,
   fields: [

@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import { invalidParam } from '../../problem.js';
 import { localUuid } from '../shared/references.js';
 import { CREATED_WITH_ZAAK } from './scopes.js';
@@ -15,7 +16,7 @@ export const zaakinformatieobjectDefinition: ZaakRecordDefinition = {
   tag: 'zaakinformatieobjecten',
   component: 'ZaakInformatieObject',
   label: 'ZAAK-INFORMATIEOBJECT',
-  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  actions: CORE_OPERATIONS.zaakinformatieobject,
   scopes: CREATED_WITH_ZAAK,
   paginated: false,
   fields: [

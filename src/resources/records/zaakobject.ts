@@ -1,3 +1,4 @@
+import { CORE_OPERATIONS } from '../../operation-ids.js';
 import type { InvalidParam } from '../../problem.js';
 import { CREATED_WITH_ZAAK } from './scopes.js';
 import type { ZaakRecordDefinition } from '../shared/zaak-records/definition.js';
@@ -37,7 +38,7 @@ export const zaakobjectDefinition: ZaakRecordDefinition = {
   tag: 'zaakobjecten',
   component: 'ZaakObject',
   label: 'ZAAKOBJECT',
-  actions: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  actions: CORE_OPERATIONS.zaakobject,
   scopes: CREATED_WITH_ZAAK,
   paginated: true,
   fields: [

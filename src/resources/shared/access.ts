@@ -70,9 +70,9 @@ export function rankLiteral(rank: number): string {
 /**
  * Data filtering (zrc-006) in SQL: only zaken whose zaaktype the principal is authorized for with
  * `scope`, at most as confidential as that authorization allows. Grouped per level so the query
- * stays small; the query must have the `zaak` table in scope.
+ * stays small; the query must have the `zaak` table in scope (as `zaakTable` when aliased).
  */
-export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Principal | undefined, scope = ZAKEN_LEZEN): void {
+export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Principal | undefined, scope = ZAKEN_LEZEN, zaakTable = 'zaak'): void {
   const zaaktypen = authorizedZaaktypen(principal, scope);
   if (!zaaktypen) return;
   if (!zaaktypen.size) {
@@ -87,7 +87,7 @@ export function restrictToAuthorized(query: Knex.QueryBuilder, principal: Princi
   }
   query.where((outer) => {
     for (const [rank, types] of byRank) {
-      outer.orWhere((inner) => inner.whereIn('zaak.zaaktype', types).andWhere('zaak.vertrouwelijkheid_rank', '<=', rank));
+      outer.orWhere((inner) => inner.whereIn(`${zaakTable}.zaaktype`, types).andWhere(`${zaakTable}.vertrouwelijkheid_rank`, '<=', rank));
     }
   });
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Operation } from '../../operation.js';
+import type { CoreOperation } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
-import type { RequestContext } from '../../plugin.js';
+import type { RequestContext, ZaakScope } from '../../plugin.js';
 import { ProblemError, invalidParam, validationError } from '../../problem.js';
 import { requestSchema } from '../../schema/validate.js';
 import { geometryErrors } from '../shared/geometry.js';
@@ -32,12 +32,26 @@ export const zaakOpenApi: OpenApiFragment = {
   components: { schemas: { Zaak: zaakSchema, PatchedZaak: patchSchema, ZaakZoek: searchSchema } },
 };
 
+/** Runs the plugins' `representZaken` hooks; a promise only when one returned one. */
+export type RepresentZaken = (zaken: Record<string, unknown>[], scope: ZaakScope) => Promise<unknown> | undefined;
+
 /**
  * The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. Changes are
- * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it.
+ * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it; every
+ * answer's zaken are shaped with `representZaken`.
  */
-export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>): Operation[] {
+export function zaakOperations(
+  announce: AnnounceChange,
+  announceRemoval: (ctx: RequestContext, zaak: ZaakRow) => Promise<void>,
+  representZaken: RepresentZaken,
+): CoreOperation[] {
   const rendered: Rendered = { renderings: new RenderingCache(RENDERED_ZAKEN), ids: new ZaakIds(RENDERED_ZAKEN) };
+  // The zaken of an answer (a page's items, or the zaak itself), shaped by the plugins after the work.
+  const represent = (ctx: RequestContext) => {
+    const body = ctx.response.body as { results?: unknown } | undefined;
+    if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return undefined;
+    return representZaken((Array.isArray(body.results) ? body.results : [body]) as Record<string, unknown>[], ctx) as Promise<void> | undefined;
+  };
   const identificaties = new IdentificatieReserve();
   return [
     {
@@ -50,6 +64,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
       scopes: ['zaken.lezen'],
       queryParameters: [...zaakFilters, orderingParameter, ...paginationParameters],
       execute: (ctx) => listPage(ctx, rendered, zaakFilters, ctx.query),
+      represent,
       openapi: { summary: 'Alle ZAAKen opvragen.', tags: TAG, successStatus: 200, responseSchema: paginatedSchema(ref) },
     },
     {
@@ -74,6 +89,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
         else await written(ctx, await insertZaak(ctx.tx!, data, hoofdzaak ?? null), 201, announce);
         ctx.response.headers.location = String(ctx.result!.url);
       },
+      represent,
       openapi: {
         summary: 'Maak een ZAAK aan.',
         description: 'Zonder identificatie wordt er een gegenereerd, uniek binnen de bronorganisatie.',
@@ -108,6 +124,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
         }
       },
       execute: (ctx) => listPage(ctx, rendered, [...zaakFilters, ...zaakSearchFilters], ctx.body ?? {}),
+      represent,
       openapi: {
         summary: 'Voer een (geo)-zoekopdracht uit op ZAAKen.',
         tags: TAG,
@@ -133,10 +150,11 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
         ctx.current = zaak;
         ctx.response.body = zaak;
       },
+      represent,
       openapi: { summary: 'Een specifieke ZAAK opvragen.', tags: TAG, successStatus: 200, responseSchema: ref },
     },
     ...(['update', 'partial_update'] as const).map(
-      (action): Operation => ({
+      (action): CoreOperation => ({
         id: `zaak_${action}`,
         method: action === 'update' ? 'put' : 'patch',
         path: '/zaken/{uuid}',
@@ -161,6 +179,7 @@ export function zaakOperations(announce: AnnounceChange, announceRemoval: (ctx: 
           const updated = (await selectZaken(ctx.tx!).where('zaak.id', row.id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
           await written(ctx, updated, 200, announce);
         },
+        represent,
         openapi: {
           summary: action === 'update' ? 'Werk een ZAAK in zijn geheel bij.' : 'Werk een ZAAK deels bij.',
           tags: TAG,

@@ -3,6 +3,7 @@ import type { PluginHost } from '../../plugin-host.js';
 import type { RegistryServices, RequestContext, ZaakTransition } from '../../plugin.js';
 import type { Storage } from '../../storage/types.js';
 import { announcement } from '../audittrail/record.js';
+import { restrictToAuthorized } from '../shared/access.js';
 import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/zaak-records/definition.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
@@ -10,8 +11,8 @@ import { toColumns, type ZaakRow } from './columns.js';
 import { relationsOf, zaakColumnsWithRelations } from './relations.js';
 import { findDeelzaken, findZaakByUuid, selectZaken } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
-import type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
-export type { ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };
+import type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
+export type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService };
 
 export function zaakService(storage: Storage, host: PluginHost, records: ZaakRecordResources, registry: () => RegistryServices): ZaakService {
   const { listers, writers } = records;
@@ -33,7 +34,9 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const row = await findZaakByUuid(db(scope), uuid, { forUpdate: options.lock, relations: options.relations });
       if (!row) return undefined;
       if (!options.relations) return zaakSummary(row, scope.baseUrl);
-      return renderZaak(row, relationsOf([row]), scope.baseUrl);
+      const rendered = renderZaak(row, relationsOf([row]), scope.baseUrl);
+      await host.representZaken([rendered], scope);
+      return rendered;
     },
     async list(scope, zaken) {
       const uuids = [...new Set(zaken.map((z) => uuidOf(scope, z)).filter((u): u is string => !!u))];
@@ -41,7 +44,9 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const rows = (await selectZaken(db(scope)).whereIn('zaak.uuid', uuids).select(zaakColumnsWithRelations(db(scope) as Knex))) as ZaakRow[];
       const relations = relationsOf(rows);
       const byUuid = new Map(rows.map((row) => [row.uuid, renderZaak(row, relations, scope.baseUrl)]));
-      return uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
+      const found = uuids.map((uuid) => byUuid.get(uuid)).filter((z): z is Record<string, unknown> => !!z);
+      await host.representZaken(found, scope);
+      return found;
     },
     async records(scope, kind, zaak) {
       const lister = listers.get(kind);
@@ -63,6 +68,10 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
     createRecord: (scope, kind, data) => write(scope, kind, (writer, s) => writer.create(s, data)),
     updateRecord: (scope, kind, record, fields) => write(scope, kind, (writer, s) => writer.update(s, record, fields)),
     destroyRecord: (scope, kind, record) => write(scope, kind, (writer, s) => writer.destroy(s, record)),
+    limitToAccess(ctx, query, options = {}) {
+      restrictToAuthorized(query, ctx.principal, options.scope, options.zaakTable);
+      return query;
+    },
   };
 
   async function transition(ctx: RequestContext, hook: 'zaakClosing' | 'zaakReopening', event: ZaakTransition): Promise<Record<string, unknown>> {

@@ -58,7 +58,7 @@ export interface ZaakRecordDefinition {
   component: string;
   /** Name in summaries, e.g. `STATUS`. */
   label: string;
-  actions: RecordAction[];
+  actions: readonly RecordAction[];
   /** Scopes per kind of operation; any one of a list suffices. */
   scopes: { read: string[]; create: string[]; update?: string[]; destroy?: string[] };
   /** Lists are paginated, or bare arrays, as the contract says. */

@@ -1,0 +1,52 @@
+/** Fetching from and sending to other APIs: the SSRF-guarded remote client. */
+
+/** Per call: a signal that aborts it early (an outbox delivery's timeout or shutdown). */
+export interface RemoteCallOptions {
+  signal?: AbortSignal;
+}
+
+/** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
+export interface RemoteCredentials {
+  clientId: string;
+  secret: string;
+}
+
+export interface RemoteOptions {
+  /**
+   * Hosts (`host` or `host:port`) the registry may fetch from. Anything else is refused before a
+   * connection is made: the SSRF guard for URLs that clients send.
+   */
+  allowedHosts: string[];
+  /** One deadline per request over the whole exchange (connecting, headers, body), default 5000 ms. */
+  timeoutMs?: number;
+  /** Largest response body accepted, default 1 MiB. */
+  maxBytes?: number;
+  /** Credentials per host (`host` or `host:port`). */
+  credentials?: Record<string, RemoteCredentials>;
+  /** Called after each exchange with an allowed host (metrics): its host, outcome and duration. */
+  onExchange?: (exchange: RemoteExchange) => void;
+}
+
+/** One finished exchange: the host is always an allowed one, so its values are bounded. */
+export interface RemoteExchange {
+  host: string;
+  outcome: 'ok' | RemoteFailure;
+  seconds: number;
+}
+
+/**
+ * Why fetching a remote resource failed: `not-allowed` (host not in the allow-list), `timeout`,
+ * `network`, `too-large`, `status` (not 200), `not-json`, `invalid-resource` (not the expected shape).
+ */
+export type RemoteFailure = 'not-allowed' | 'timeout' | 'network' | 'too-large' | 'status' | 'not-json' | 'invalid-resource';
+
+export interface RemoteClient {
+  /** GET a JSON document; throws `RemoteError` unless the answer is 200 with a JSON body. */
+  getJson<T = unknown>(url: string, options?: RemoteCallOptions): Promise<T>;
+  /**
+   * Send a JSON body (POST, PUT) or none (DELETE), under the same rules as `getJson`; resolves with
+   * the JSON answer, undefined when it is empty. Throws `RemoteError` unless the answer is 2xx.
+   */
+  sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options?: RemoteCallOptions): Promise<T | undefined>;
+  isAllowed(url: string): boolean;
+}
