@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { BACKENDS } from './helpers/backends.js';
+import { launchChromium } from './helpers/browser.js';
 import { ROOT } from './helpers/spawn.js';
 import { startRegistry, type TestServer } from './helpers/registry.js';
 import { createRegistry, jsonLogger, pinoLogger, problemCatalogue, versioning, type Plugin } from '../src/index.js';
 
-/** Debian's chromium (CI installs it; see .ci/run), or CHROMIUM_PATH. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
 /** Where the screenshot is kept: CI sets ARTIFACTS_DIR to a directory it keeps. */
 const ARTIFACTS = process.env.ARTIFACTS_DIR ?? path.join(tmpdir(), 'zaakregister-artifacts');
 
@@ -27,7 +25,7 @@ describe('the API docs page, in headless Chromium', () => {
   let browser: Browser;
   before(async () => {
     server = await startRegistry(await BACKENDS[0].open(), { authorization: undefined, plugins: [vendorRule] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { pgliteStorage, postgresStorage, type Storage } from '../../src/index.js';
+import { stopThrowawayPostgres, throwawayPostgresUrl } from './throwaway-postgres.js';
 
-/** Where the PostgreSQL suite runs: PG_TEST_URL, or the local server of the development machine and CI. */
-export const POSTGRES_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The configured server: PG_TEST_URL, or the local server of the development machine and CI. */
+const CONFIGURED_URL = process.env.PG_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface Backend {
   name: string;
@@ -12,7 +13,7 @@ export interface Backend {
 }
 
 async function postgresReachable(): Promise<boolean> {
-  const probe = knexFactory({ client: 'pg', connection: { connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 }, pool: { min: 0, max: 1 } });
+  const probe = knexFactory({ client: 'pg', connection: { connectionString: CONFIGURED_URL, connectionTimeoutMillis: 2000 }, pool: { min: 0, max: 1 } });
   try {
     await probe.raw('select 1');
     return true;
@@ -46,16 +47,31 @@ const postgres: Backend = {
 };
 
 /**
- * The backends every storage-touching suite runs on: PGlite always; PostgreSQL when reachable.
- * Under CI=true an unreachable PostgreSQL is a failure, never a silent skip.
+ * Where the PostgreSQL suite runs: the configured server when it answers; else, with PG_TEST_URL
+ * unset and outside CI, a throwaway server of the run's own (see throwaway-postgres.ts), so a fresh
+ * machine runs the whole suite. Otherwise (PG_TEST_URL unreachable, or under CI=true) the reason there is none.
  */
-export async function backends(): Promise<Backend[]> {
-  if (await postgresReachable()) return [pglite, postgres];
-  if (process.env.CI === 'true') {
-    return [pglite, { name: 'PostgreSQL', open: () => Promise.reject(new Error(`PostgreSQL is required under CI=true but ${POSTGRES_URL} is unreachable`)) }];
+async function postgresUrl(): Promise<string | { error: string }> {
+  if (await postgresReachable()) return CONFIGURED_URL;
+  if (process.env.CI === 'true') return { error: `PostgreSQL is required under CI=true but ${CONFIGURED_URL} is unreachable` };
+  if (process.env.PG_TEST_URL) return { error: `PostgreSQL at PG_TEST_URL (${CONFIGURED_URL}) is unreachable` };
+  try {
+    return await throwawayPostgresUrl();
+  } catch (error) {
+    return { error: (error as Error).message };
   }
-  console.warn(`[test] PostgreSQL at ${POSTGRES_URL} is unreachable: running the PGlite backend only`);
-  return [pglite];
 }
 
-export const BACKENDS = await backends();
+const resolved = await postgresUrl();
+// A root hook (registered outside any describe, while mocha loads the files): after the last test.
+after(stopThrowawayPostgres);
+
+/** The URL of the server the PostgreSQL suite runs on (the configured one when there is none). */
+export const POSTGRES_URL = typeof resolved === 'string' ? resolved : CONFIGURED_URL;
+
+/**
+ * The backends every storage-touching suite runs on: PGlite and PostgreSQL. Without a PostgreSQL
+ * server its tests fail with the reason, never a silent skip.
+ */
+export const BACKENDS: Backend[] =
+  typeof resolved === 'string' ? [pglite, postgres] : [pglite, { name: 'PostgreSQL', open: () => Promise.reject(new Error(resolved.error)) }];
