@@ -1,6 +1,8 @@
 import {
+  checkOptions,
   deliveryFailure,
   type ChangeAction,
+  type JsonSchema,
   type OutboxDelivery,
   type Plugin,
   type RegistryServices,
@@ -42,6 +44,27 @@ export interface NotificationsOptions {
   timeoutMs?: number;
 }
 
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.notifications`. */
+export const notificationsOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  description: 'The Notificaties API to publish to (kanaal zaken).',
+  properties: {
+    url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Notificaties API base URL.' },
+    kanaal: { type: 'string', minLength: 1 },
+    registerKanaal: { type: 'boolean' },
+    documentatieLink: { type: 'string' },
+    timeoutMs: { type: 'integer', minimum: 1 },
+    auth: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['clientId', 'secret'],
+      properties: { clientId: { type: 'string', minLength: 1 }, secret: { type: 'string', minLength: 1 } },
+    },
+  },
+};
+
 const KIND = 'notifications';
 
 const published = (change: ResourceChange) => {
@@ -68,6 +91,7 @@ export function notificationOf(change: ResourceChange, kanaal: string): Record<s
  * a rolled-back change sends nothing, a committed one is sent even when the Notificaties API is down.
  */
 export function notifications(options: NotificationsOptions): Plugin {
+  checkOptions('notifications', notificationsOptionsSchema, options);
   const base = options.url.replace(/\/+$/, '');
   const kanaal = options.kanaal ?? 'zaken';
   const target = new URL(base).host;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
-import { ProblemError, TtlCache } from '../../src/plugin-api.js';
+import { checkOptions, ProblemError, TtlCache, type JsonSchema } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
 import { checkCertificateBinding, checkDpopProof, clientCertificate, databaseProofMemory, PROOF_MIGRATION, ProofError, type ProofMemory } from './proof.js';
 
@@ -45,6 +45,71 @@ export interface OauthOptions {
   documentedFlow?: { authorizationUrl: string; tokenUrl: string };
 }
 
+const names = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } };
+
+/**
+ * The options' JSON Schema, checked when the plugin is made. The config file's `plugins.oauth` is
+ * this schema with files in place of what code passes as values (`fetch.caFile`, `introspection.privateKeyFile`).
+ */
+export const oauthOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['issuers', 'audience', 'authorizations'],
+  properties: {
+    issuers: { ...names, description: 'The issuers (iss) whose access tokens are accepted.' },
+    audience: { type: 'string', minLength: 1, description: "This registry's resource indicator: the aud every token must name." },
+    authorizations: { type: 'object', description: 'Where the application of a client comes from.' },
+    algorithms: { ...names, description: 'Signature algorithms accepted (default PS256).' },
+    leewaySeconds: { type: 'integer', minimum: 0, maximum: 300, description: 'Clock skew tolerated (default 30).' },
+    scopes: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } },
+      description: 'OAuth scope -> the ZGW scopes it grants (default: the ZGW scope names themselves).',
+    },
+    userClaims: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: { type: 'string', minLength: 1 }, representation: { type: 'string', minLength: 1 } },
+      description: 'Claims recorded as the user in the audit trail (default sub and name).',
+    },
+    trustedCertificateHeader: {
+      type: 'string',
+      minLength: 1,
+      description: 'Behind a TLS-terminating proxy: the header with the client certificate (URL-encoded PEM). Off by default; only when the proxy always sets it.',
+    },
+    jwks: {
+      type: 'object',
+      additionalProperties: false,
+      description: "How the issuers' key sets are kept: refetched after maxAgeSeconds (default 600), and for an unknown kid at most once per cooldownSeconds (default 30).",
+      properties: { maxAgeSeconds: { type: 'integer', minimum: 1 }, cooldownSeconds: { type: 'integer', minimum: 1 } },
+    },
+    dpop: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { algorithms: names, windowSeconds: { type: 'integer', minimum: 1, maximum: 600 } },
+    },
+    fetch: { type: 'object', additionalProperties: false, properties: { ca: {}, timeoutMs: { type: 'integer', minimum: 1 } } },
+    introspection: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['issuer', 'clientId', 'privateKey'],
+      description: 'Introspect opaque access tokens (RFC 7662) at this issuer, authenticating with private_key_jwt.',
+      properties: {
+        issuer: { type: 'string', minLength: 1, description: 'One of issuers.' },
+        clientId: { type: 'string', minLength: 1, description: "The registry's client id at that issuer." },
+        privateKey: { type: 'object' },
+      },
+    },
+    documentedFlow: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['authorizationUrl', 'tokenUrl'],
+      properties: { authorizationUrl: { type: 'string', format: 'uri' }, tokenUrl: { type: 'string', format: 'uri' } },
+      description: "The endpoints in the OpenAPI document; default: the first issuer's metadata at start.",
+    },
+  },
+};
+
 /** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's (this plugin accepts no symmetric algorithm at all). */
 const ZGW_ALGORITHM = 'HS256';
 const SECURITY_SCHEME = 'oauth2';
@@ -85,8 +150,7 @@ const scopesGranting = (table: Record<string, string[]>, permissions: readonly s
  * their proof. ZGW JWTs (HS256) are left to the `zgw-jwt` authenticator, so both can be accepted.
  */
 export function oauth(options: OauthOptions): Plugin {
-  if (!options.issuers?.length) throw new Error('oauth: at least one issuer is required');
-  if (!options.audience) throw new Error('oauth: audience (this registry\'s resource indicator) is required');
+  checkOptions('oauth', oauthOptionsSchema, options);
   const algorithms = options.algorithms ?? ['PS256'];
   if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) {
     throw new Error('oauth: only asymmetric signature algorithms are accepted');
