@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { JsonWebKey, webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
 import { checkOptions, ProblemError, TtlCache, type JsonSchema } from '../../src/plugin-api.js';
@@ -40,7 +41,8 @@ export interface OauthOptions {
    * the registry authenticating as `clientId` with `private_key_jwt` (`privateKey`, a PS256 JWK or key).
    * Answers are cached until the token's `exp` (a token revoked before then stays accepted until it).
    */
-  introspection?: { issuer: string; clientId: string; privateKey: JWK | CryptoKey };
+  // Node's key types: jose's are ESM-only, and CommonJS projects read these declarations too.
+  introspection?: { issuer: string; clientId: string; privateKey: JsonWebKey | webcrypto.CryptoKey };
   /** The authorization code flow documented in the OpenAPI document; default: from the first issuer's metadata at setup. */
   documentedFlow?: { authorizationUrl: string; tokenUrl: string };
 }
@@ -249,7 +251,7 @@ export function oauth(options: OauthOptions): Plugin {
 
   /** The registry's `private_key_jwt` assertion for the introspection endpoint. */
   async function clientAssertion(introspection: NonNullable<OauthOptions['introspection']>): Promise<string> {
-    assertionKey ??= 'kty' in introspection.privateKey ? importJWK(introspection.privateKey as JWK, 'PS256') : Promise.resolve(introspection.privateKey as CryptoKey);
+    assertionKey ??= 'kty' in introspection.privateKey ? importJWK(introspection.privateKey as JWK, 'PS256') : Promise.resolve(introspection.privateKey as unknown as CryptoKey);
     const key = await assertionKey;
     return new SignJWT({ jti: randomUUID() })
       .setProtectedHeader({ alg: 'PS256' })
