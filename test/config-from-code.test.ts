@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { archive } from '../plugins/archive/index.js';
 import { caching } from '../plugins/caching/index.js';
+import { expand } from '../plugins/expand/index.js';
 import { geoCrs } from '../plugins/geo-crs/index.js';
 import { notifications } from '../plugins/notifications/index.js';
 import { oauth } from '../plugins/oauth/index.js';
@@ -86,6 +88,8 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.throws(() => versioning({ versions: [], deprecation: {} } as never), /versioning: deprecation is not a known option; allowed: versions$/);
     assert.throws(() => oauth({ issuers: ['https://as.example.nl'], audience: 'zrc', authorizations: source, leeway: 5 } as never), /oauth: leeway is not a known option \(did you mean leewaySeconds\?\)/);
     assert.throws(() => notifications({ url: 'https://nrc.example.nl/api/v1', kanal: 'zaken' } as never), /notifications: kanal is not a known option \(did you mean kanaal\?\)/);
+    assert.throws(() => archive({ maxDepth: 2 } as never), /archive: maxDepth is not a known option$/);
+    assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option$/);
   });
 
   it('names the missing url of the notifications plugin', () => {
