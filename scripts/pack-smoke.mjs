@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The published package as a user gets it: `npm pack`, then blank projects that install the tarball
-// (ESM + Express 5, CommonJS + Express 4, TypeScript with moduleResolution node16) and use it;
+// (ESM + Express 5, CommonJS + Express 4, TypeScript ESM and CommonJS with skipLibCheck false,
+// TypeScript with moduleResolution node16) and use it;
 // publint and attw on the tarball; the README's TypeScript and shell examples run against it.
 // Run after `npm run build`: `npm run test:pack`.
 import assert from 'node:assert/strict';
@@ -185,6 +186,52 @@ if (!require('zaakregister/config.schema.json').properties.clients) throw new Er
   const app = await start('node', ['app.js'], dir, { SECRET });
   await exercise(app);
   assert.equal(await stop(app.child), 0, app.output());
+  console.log('ok');
+}
+
+/**
+ * Embedding as TypeScript ESM (.mts) and CommonJS (.cts) write it: the awaited storage of the README
+ * and its promise type-check, a plugin factory where its plugin belongs is a type error, and the
+ * compiled program gets the clear errors of these mistakes (as JavaScript would).
+ */
+const EMBEDDING = `import assert from 'node:assert/strict';
+import { consoleLogger, createRegistry, pgliteStorage, postgresStorage, zrcRules, type Plugin } from 'zaakregister';
+
+// @ts-expect-error a plugin factory is no plugin: call it
+const uncalled: Plugin = zrcRules;
+const logger = consoleLogger('silent');
+
+/** The README's form, type-checked only: no PostgreSQL here. */
+export const onPostgres = async (connection: string) => createRegistry({ storage: await postgresStorage({ connection }) });
+
+async function main(): Promise<void> {
+  const awaited = await createRegistry({ storage: await pgliteStorage({ dataDir: 'memory' }), preset: 'none', logger });
+  await awaited.close();
+  const promised = await createRegistry({ storage: pgliteStorage({ dataDir: 'memory' }), preset: 'none', logger });
+  await promised.close();
+  await assert.rejects(createRegistry({ plugins: [uncalled], logger }), { message: 'createRegistry: plugins[0] is the function zrcRules, not a plugin: call it (zrcRules())' });
+  await assert.rejects(createRegistry({ storage: postgresStorage as never, logger }), { message: /^createRegistry: storage is the function postgresStorage: call it/ });
+  await assert.rejects(createRegistry({ preset: 'standart' as never, logger }), { message: 'createRegistry: preset must be one of "standard", "none"' });
+  assert.throws(() => zrcRules({ referenceCacheTtl: 1 } as never), /referenceCacheTtl is not a known option \\(did you mean referenceCacheTtlMs\\?\\)/);
+  console.log('embedding ok');
+}
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+step('TypeScript ESM and CommonJS (node16, skipLibCheck false): embedding type-checks, mistakes are type errors and clear errors');
+{
+  const dir = project('typescript-esm-cjs', {}, ['express@^5', '@types/express@^5', '@types/node@^20', 'typescript@~5.8']);
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, outDir: 'out', skipLibCheck: false, types: ['node'] }, include: ['*.mts', '*.cts'] }),
+  );
+  writeFileSync(path.join(dir, 'embed.mts'), EMBEDDING);
+  writeFileSync(path.join(dir, 'embed.cts'), EMBEDDING);
+  sh('npx', ['tsc', '-p', '.'], dir);
+  for (const compiled of ['out/embed.mjs', 'out/embed.cjs']) assert.match(sh('node', [compiled], dir), /embedding ok/, compiled);
   console.log('ok');
 }
 

@@ -101,7 +101,7 @@ ${COMMON_OPTIONS}`,
 /** Development mode, or ZGW JWT authentication with the configured applications (the config check made sure there are some; only development has none). */
 function authorization(config: CliConfig, source: AuthorizationSource | undefined): 'development' | AuthOptions {
   if (config.development || !source) return 'development';
-  return { source, clients: config.clients ?? {}, ...config.jwt };
+  return { source, clients: config.clients ?? {}, allowWeakSecrets: config.allowWeakSecrets, ...config.jwt };
 }
 
 /** The configured applications: static, or from an Autorisaties API (fetched with its own allow-list: only the configured hosts). */

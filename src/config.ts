@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import configSchema from '../config.schema.json' with { type: 'json' };
+import { secretProblems } from './auth/secrets.js';
+import { configFileProblems } from './config-files.js';
 import { applicationProblems } from './auth/static-source.js';
 import type { Applicatie } from './auth/types.js';
 import type { DispatcherOptions } from './outbox/index.js';
+import { databaseStringProblem } from './storage/index.js';
 import { formatProblems, settingsProblems, type SettingsProblem } from './schema/settings.js';
 
 /** The CLI's JSON configuration file; README documents every key. */
@@ -45,8 +48,6 @@ export interface CliConfig {
 
 export const DEFAULT_DATABASE = '.zaakregister-data';
 export const DEFAULT_PORT = 8000;
-/** RFC 7518 §3.2: an HS256 key has at least as many bits as the hash. */
-export const MIN_SECRET_BYTES = 32;
 
 /** A configuration that cannot be used; the message lists every problem. */
 export class ConfigError extends Error {
@@ -81,26 +82,26 @@ function crossFieldProblems(config: CliConfig, serving: boolean): SettingsProble
   if (!config.applications && !config.autorisatiesApi) {
     problems.push({ path: '/applications', message: 'applications or autorisatiesApi is required: what each client may do (see docs/authentication.md)' });
   }
-  if (!config.allowWeakSecrets) {
-    for (const [clientId, secret] of Object.entries(clients)) {
-      const bytes = typeof secret === 'string' ? Buffer.byteLength(secret) : MIN_SECRET_BYTES;
-      if (bytes < MIN_SECRET_BYTES) {
-        problems.push({ path: `/clients/${clientId}`, message: `the secret is ${bytes} bytes; HS256 secrets need at least ${MIN_SECRET_BYTES} (or set "allowWeakSecrets": true for a test environment)` });
-      }
-    }
-  }
+  // A secret that is no string the schema reported already.
+  const strings = Object.fromEntries(Object.entries(clients).filter(([, secret]) => typeof secret === 'string' && secret));
+  problems.push(...secretProblems(strings, '/clients', config.allowWeakSecrets === true));
   return problems;
 }
 
 /**
  * Every problem of a configuration as `serve` would use it (the file with flags and environment
- * applied): the JSON Schema (`config.schema.json`) and the rules across keys, in one pass.
+ * applied): the JSON Schema (`config.schema.json`), the rules across keys, the database string and
+ * the files it names (they exist, JSON ones parse), in one pass.
  * `serving: false` (migrate, outbox) leaves out what only serving needs: authentication.
  */
 export function configProblems(config: unknown, { serving = true } = {}): SettingsProblem[] {
   const problems = settingsProblems(configSchema, config);
   // The cross-key rules read only values of the right type, so they run on a config the schema refused too.
   if (isRecord(config)) problems.push(...crossFieldProblems(config as CliConfig, serving));
+  const database = isRecord(config) ? config.database : undefined;
+  const databaseProblem = typeof database === 'string' && database ? databaseStringProblem(database) : undefined;
+  if (databaseProblem) problems.push({ path: '/database', message: databaseProblem });
+  problems.push(...configFileProblems(config));
   // The applications are checked by both (the schema and the application rules): report each problem once.
   return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];
 }
@@ -119,7 +120,7 @@ export function configWarnings(config: CliConfig): string[] {
   return warnings;
 }
 
-const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^postgres(ql)?:\/\//i.test(database);
+const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(database);
 
 /** The files of `tls`, the oauth and the signing plugin, relative to the config file's directory. */
 function resolveFiles(config: CliConfig, dir: string): void {

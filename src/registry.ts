@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createTlsServer, type TlsOptions } from './http/tls.js';
 import express, { type RequestHandler, type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
+import { MIN_SECRET_BYTES, secretProblems } from './auth/secrets.js';
 import { httpCatalog } from './catalog/http-catalog.js';
 import type { CatalogClient } from './catalog/types.js';
 import { DEVELOPMENT_WARNING, developmentMode } from './development.js';
@@ -30,6 +31,7 @@ import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/
 import { zaakRecordResources } from './resources/records/index.js';
 import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
 import { presetPlugins, type PresetName } from './presets.js';
+import { checkRegistryOptions } from './registry-options.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
@@ -48,8 +50,11 @@ export interface RegistryOptions {
    * Without it, each request derives it from its Host header and mount path.
    */
   baseUrl?: string;
-  /** A storage (`pgliteStorage`, `postgresStorage`) or a database string (`memory`, a directory, `postgres://…`). Default `memory`. */
-  storage?: Storage | string;
+  /**
+   * A storage (`pgliteStorage`, `postgresStorage`; their promise is awaited) or a database string
+   * (`memory`, a directory, `postgres://…`). Default `memory`.
+   */
+  storage?: Storage | Promise<Storage> | string;
   /** Where types are looked up. Default: `httpCatalog` over the `remote` settings. */
   catalog?: CatalogClient;
   /** Remote fetching of URLs clients send: allowed hosts, timeout, size cap, credentials. */
@@ -179,6 +184,9 @@ function choosePlugins(options: RegistryOptions, log: Logger): Plugin[] {
     log.warn(DEVELOPMENT_WARNING);
     plugins.push(developmentMode());
   } else if (options.authorization) {
+    const { clients, allowWeakSecrets } = options.authorization;
+    const weak = allowWeakSecrets && typeof clients === 'object' ? secretProblems(clients, '').map((problem) => problem.path.slice(1)) : [];
+    if (weak.length) log.warn(`allowWeakSecrets: the secrets of ${weak.join(', ')} are shorter than ${MIN_SECRET_BYTES} bytes (a test environment only)`);
     plugins.unshift(...authenticationPlugins(options.authorization));
   }
   return plugins;
@@ -260,11 +268,13 @@ async function runSetups(plugins: readonly Plugin[], assembly: Assembly, service
 
 /** Assembles a registry from its options and plugins. */
 export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+  checkRegistryOptions(options);
   const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
   const plugins = choosePlugins(options, log);
   const host = new PluginHost(plugins, log);
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
-  const storage = typeof options.storage === 'object' ? options.storage : await openStorage(options.storage ?? 'memory');
+  const given = await options.storage;
+  const storage = typeof given === 'object' ? given : await openStorage(given ?? 'memory');
   const untraceQueries = traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
   // Every remote client of the registry and its plugins reports to the metrics.

@@ -47,7 +47,7 @@ async function registryWith(options: Omit<AuthOptions, 'source'>, extra: Plugin[
 describe('ZGW JWT authentication', () => {
   let server: TestServer;
   before(async () => {
-    server = await registryWith({ clients: { zac: SECRET, beheer: 'geheim-van-beheer', zonderapplicatie: 'geheim-zonder-applicatie' } }, [
+    server = await registryWith({ clients: { zac: SECRET, beheer: 'geheim-van-beheer-van-minstens-32-bytes', zonderapplicatie: 'geheim-zonder-applicatie-van-minstens-32-bytes' } }, [
       otherAuthenticator(),
     ]);
   });
@@ -96,10 +96,10 @@ describe('ZGW JWT authentication', () => {
   });
 
   it('authorizes end to end: all authorizations see /zaken, a client without application is refused', async () => {
-    assert.equal((await server.request('/zaken', bearer(await signZgwJwt('beheer', 'geheim-van-beheer')))).status, 200);
-    const none = await server.request('/zaken', bearer(await signZgwJwt('zonderapplicatie', 'geheim-zonder-applicatie')));
+    assert.equal((await server.request('/zaken', bearer(await signZgwJwt('beheer', 'geheim-van-beheer-van-minstens-32-bytes')))).status, 200);
+    const none = await server.request('/zaken', bearer(await signZgwJwt('zonderapplicatie', 'geheim-zonder-applicatie-van-minstens-32-bytes')));
     assert.equal(none.status, 403, none.text);
-    const { body } = await whoAmIWith(await signZgwJwt('zonderapplicatie', 'geheim-zonder-applicatie'));
+    const { body } = await whoAmIWith(await signZgwJwt('zonderapplicatie', 'geheim-zonder-applicatie-van-minstens-32-bytes'));
     assert.deepEqual([body.allAuthorizations, body.authorizations, body.applicationLabel], [false, [], undefined]);
   });
 
@@ -171,7 +171,7 @@ describe('ZGW JWT options', () => {
 
   it('looks secrets up with a function and applies the configured leeway and max age', async () => {
     assert.equal(await statusOf(await signZgwJwt('zac', SECRET)), 200);
-    assert.equal(await statusOf(await signZgwJwt('beheer', 'geheim-van-beheer')), 401);
+    assert.equal(await statusOf(await signZgwJwt('beheer', 'geheim-van-beheer-van-minstens-32-bytes')), 401);
     assert.equal(await statusOf(await signZgwJwt('zac', SECRET, { iat: now() - 120 })), 401);
     assert.equal(await statusOf(await signZgwJwt('zac', SECRET, { iat: now() + 30 })), 401);
   });

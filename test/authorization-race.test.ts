@@ -4,7 +4,7 @@ import { BACKENDS } from './helpers/backends.js';
 import { requestGate } from './helpers/gate.js';
 import { TYPES, ZAAKTYPE, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
-const SECRET = 'race-secret';
+const SECRET = 'race-secret-of-at-least-thirty-two-bytes';
 const applications: Applicatie[] = [
   { clientIds: ['admin'], label: 'admin', heeftAlleAutorisaties: true, autorisaties: [] },
   {

@@ -22,7 +22,7 @@ const ALL_SCOPES = [
   'audittrails.lezen',
 ];
 const DOCUMENT = 'http://documenten.test/api/v1/enkelvoudiginformatieobjecten/71111111-1111-4111-8111-111111111111';
-const SECRET = 'matrix-secret';
+const SECRET = 'matrix-secret-of-at-least-thirty-two-bytes';
 
 interface ContractOperation {
   id: string;

@@ -180,6 +180,23 @@ describe('CLI and the embedded data directory', function () {
     }
   });
 
+  it('check-config checks what serve opens: the files the configuration names and the database URL scheme', async () => {
+    const missingCatalog = await configFile({ development: true, database: 'memory', catalog: { type: 'static', file: 'types.json' } });
+    for (const command of ['check-config', 'serve']) {
+      const result = await run([command, '--config', missingCatalog, '--port', '0']);
+      assert.equal(result.code, 1, result.output);
+      assert.match(result.output, new RegExp(`/catalog/file: cannot read ${path.join(dir, 'types.json').replace(/[.\\]/g, '\\$&')}: no such file`));
+      assert.doesNotMatch(result.output, /ENOENT/);
+    }
+    await writeFile(path.join(dir, 'broken.json'), '{ "zaaktypen": [');
+    const checked = await run(['check-config', '--config', await configFile({ development: true, database: 'postgress://zr@127.0.0.1/zaken', catalog: { type: 'static', file: 'broken.json' }, tls: { cert: 'cert.pem', key: 'key.pem' } })]);
+    assert.equal(checked.code, 1, checked.output);
+    assert.match(checked.output, /\/database: has the unknown scheme postgress:\/\/: the known schemes are postgres:\/\/ and postgresql:\/\//);
+    assert.match(checked.output, /\/catalog\/file: \S+broken\.json is not valid JSON/);
+    assert.match(checked.output, /\/tls\/cert: cannot read \S+cert\.pem: no such file/);
+    assert.match(checked.output, /\/tls\/key: cannot read \S+key\.pem: no such file/);
+  });
+
   it('prints its version and a help text for every command', async () => {
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {

@@ -18,7 +18,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 18);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
 /** Fresh fixtures this often, as the generated DELETEs remove them. */
 const FIXTURES_EVERY = 300;
-const SECRET = 'generated-secret';
+const SECRET = 'generated-secret-of-at-least-32-bytes';
 
 /** mulberry32: 32 bits of state, enough to make every run of a seed the same. */
 function prng(seed: number): () => number {

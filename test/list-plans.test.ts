@@ -3,7 +3,7 @@ import { signZgwJwt, staticAuthorizations, type Applicatie } from '../src/index.
 import { BACKENDS } from './helpers/backends.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 
-const SECRET = 'list-plans-secret';
+const SECRET = 'list-plans-secret-of-at-least-32-bytes';
 const APPLICATIONS: Applicatie[] = [
   { clientIds: ['alles'], label: 'Alles', heeftAlleAutorisaties: true, autorisaties: [] },
   {

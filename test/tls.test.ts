@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,6 +53,9 @@ describe('HTTPS from the command line', () => {
   it('serve --tls-cert/--tls-key/--tls-client-ca serves HTTPS; check-config takes plugins.oauth instead of client secrets', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'zaakregister-tls-'));
     const config = path.join(dir, 'config.json');
+    const tlsDir = path.join(path.dirname(new URL(import.meta.url).pathname), '../plugins/oauth/test-tls');
+    // check-config reads the files it names, as serve would.
+    for (const file of ['server.pem', 'server-key.pem']) copyFileSync(path.join(tlsDir, file), path.join(dir, file));
     writeFileSync(
       config,
       JSON.stringify({
@@ -65,7 +68,6 @@ describe('HTTPS from the command line', () => {
     assert.equal(await exitCode(check), 0, check.output());
     assert.match(check.output(), /the configuration is valid/);
 
-    const tlsDir = path.join(path.dirname(new URL(import.meta.url).pathname), '../plugins/oauth/test-tls');
     const child = spawnTs('src/cli.ts', ['serve', '--development', '--port', '0', '--database', 'memory', '--tls-cert', `${tlsDir}/server.pem`, '--tls-key', `${tlsDir}/server-key.pem`, '--tls-client-ca', `${tlsDir}/ca.pem`]);
     try {
       const [, port] = await waitForOutput(child, /serving https:\/\/localhost:(\d+)/);

@@ -6,7 +6,7 @@ import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } 
 import { VERTROUWELIJKHEIDAANDUIDING, vertrouwelijkheidRank } from '../src/resources/shared/enums.js';
 import { LITERAL_OFFSET_PAGES } from '../src/resources/shared/pagination.js';
 
-const SECRET = 'list-authorized-secret';
+const SECRET = 'list-authorized-secret-of-at-least-32-bytes';
 const zrc = (zaaktype: string, max: string, scopes = ['zaken.lezen']) => ({ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: max });
 /** Zaaktypen no zaak has: an application authorized for many of them lists as one for a few. */
 const unused = (n: number) => Array.from({ length: n }, (_, i) => `http://catalogus.test/zaaktypen/ongebruikt-${i}`);

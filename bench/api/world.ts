@@ -4,7 +4,7 @@ import type { Applicatie, StaticCatalogData } from '../../src/index.js';
 
 export const ZAAKTYPEN = 100;
 export const RSIN = '517439943';
-export const SECRET = 'bench-secret';
+export const SECRET = 'bench-secret-of-at-least-thirty-two-bytes';
 const CATALOGUS = 'http://catalogus.bench/api/v1';
 const id = (n: number) => String(n).padStart(12, '0');
 

@@ -1,4 +1,4 @@
-import { upstream, type Plugin, type ZaakTransition } from '../../src/plugin-api.js';
+import { checkOptions, upstream, type Plugin, type ZaakTransition } from '../../src/plugin-api.js';
 import { addDuration, brondatum, type BrondatumArchiefprocedure } from './derivation.js';
 
 /**
@@ -6,7 +6,9 @@ import { addDuration, brondatum, type BrondatumArchiefprocedure } from './deriva
  * `startdatumBewaartermijn` from its resultaat's resultaattype, in the closing transaction. Values
  * the zaak already has (set by a client during handling) are kept.
  */
-export function archive(): Plugin {
+export function archive(options: Record<string, never> = {}): Plugin {
+  // No options: one passed from JavaScript is a mistake worth naming.
+  checkOptions('archive', { type: 'object', additionalProperties: false }, options);
   return {
     name: 'archive',
     async zaakClosing(transition: ZaakTransition) {

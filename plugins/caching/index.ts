@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toPayload, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
+import { checkOptions, toPayload, type JsonSchema, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
 
 export interface CachingOptions {
   /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
@@ -7,6 +7,17 @@ export interface CachingOptions {
   /** Request headers that change a representation besides its URL (default `Accept-Crs`). */
   vary?: string[];
 }
+
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.caching`. */
+export const cachingOptionsSchema: JsonSchema = {
+  type: 'object',
+  description: 'Strong ETags and 304 answers for `If-None-Match` (plugins/caching/README.md); in the standard preset.',
+  additionalProperties: false,
+  properties: {
+    maxEntries: { type: 'integer', minimum: 1, description: 'How many ETags this instance remembers for answering 304 without rendering (default 50000).' },
+    vary: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Request headers that change a representation besides its URL (default Accept-Crs).' },
+  },
+};
 
 /** The entity tags of an `If-None-Match` value; `W/` is ignored, as weak comparison demands (RFC 9110 13.1.2). */
 export function parseIfNoneMatch(header: string): { any: boolean; tags: Set<string> } {
@@ -100,6 +111,7 @@ function openApi(operations: readonly Operation[]): OpenApiFragment {
  * statement that loads the zaak for authorization, without rendering.
  */
 export function caching(options: CachingOptions = {}): Plugin {
+  checkOptions('caching', cachingOptionsSchema, options);
   const cache = new EtagCache(options.maxEntries ?? 50_000);
   const vary = (options.vary ?? ['Accept-Crs']).map((name) => name.toLowerCase());
   /** The zaak and revision of a request whose answer may be remembered. */

@@ -1,4 +1,5 @@
 import {
+  checkOptions,
   ProblemError,
   RemoteError,
   remoteReason,
@@ -184,7 +185,9 @@ const EXPAND_SCHEMA = {
  * registry and its catalog, under `_expand`, loaded per relation for a whole page at once, and only
  * the zaken the client may read.
  */
-export function expand(): Plugin {
+export function expand(options: Record<string, never> = {}): Plugin {
+  // No options: one passed from JavaScript is a mistake worth naming.
+  checkOptions('expand', { type: 'object', additionalProperties: false }, options);
   return {
     name: 'expand',
     setup(api) {

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { JsonWebKey, webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, AuthorizationSource, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
-import { ProblemError, TtlCache } from '../../src/plugin-api.js';
+import { checkOptions, ProblemError, TtlCache, type JsonSchema } from '../../src/plugin-api.js';
 import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
 import { checkCertificateBinding, checkDpopProof, clientCertificate, databaseProofMemory, PROOF_MIGRATION, ProofError, type ProofMemory } from './proof.js';
 
@@ -40,10 +41,94 @@ export interface OauthOptions {
    * the registry authenticating as `clientId` with `private_key_jwt` (`privateKey`, a PS256 JWK or key).
    * Answers are cached until the token's `exp` (a token revoked before then stays accepted until it).
    */
-  introspection?: { issuer: string; clientId: string; privateKey: JWK | CryptoKey };
+  // Node's key types: jose's are ESM-only, and CommonJS projects read these declarations too.
+  introspection?: { issuer: string; clientId: string; privateKey: JsonWebKey | webcrypto.CryptoKey };
   /** The authorization code flow documented in the OpenAPI document; default: from the first issuer's metadata at setup. */
   documentedFlow?: { authorizationUrl: string; tokenUrl: string };
 }
+
+const names = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } };
+
+/**
+ * The options' JSON Schema, checked when the plugin is made. The config file's `plugins.oauth` is
+ * this schema with files in place of what code passes as values (`fetch.caFile`, `introspection.privateKeyFile`).
+ */
+export const oauthOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['issuers', 'audience', 'authorizations'],
+  properties: {
+    issuers: { ...names, description: 'The issuers (iss) whose access tokens are accepted.' },
+    audience: { type: 'string', minLength: 1, description: "This registry's resource indicator: the aud every token must name." },
+    authorizations: { type: 'object', description: 'Where the application of a client comes from.' },
+    algorithms: { ...names, description: 'Signature algorithms accepted (default PS256).' },
+    leewaySeconds: { type: 'integer', minimum: 0, maximum: 300, description: 'Clock skew tolerated (default 30).' },
+    scopes: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } },
+      description: 'OAuth scope -> the ZGW scopes it grants (default: the ZGW scope names themselves).',
+    },
+    userClaims: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', minLength: 1, description: "The claim with the user's id (default sub)." },
+        representation: { type: 'string', minLength: 1, description: "The claim with the user's name (default name)." },
+      },
+      description: 'Claims recorded as the user in the audit trail (default sub and name).',
+    },
+    trustedCertificateHeader: {
+      type: 'string',
+      minLength: 1,
+      description: 'Behind a TLS-terminating proxy: the header with the client certificate (URL-encoded PEM). Off by default; only when the proxy always sets it.',
+    },
+    jwks: {
+      type: 'object',
+      additionalProperties: false,
+      description: "How the issuers' key sets are kept: refetched after maxAgeSeconds (default 600), and for an unknown kid at most once per cooldownSeconds (default 30).",
+      properties: {
+        maxAgeSeconds: { type: 'integer', minimum: 1, description: 'Refetch a key set after this long (default 600).' },
+        cooldownSeconds: { type: 'integer', minimum: 1, description: 'Refetch for an unknown kid at most once per this long (default 30).' },
+      },
+    },
+    dpop: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'DPoP proofs (RFC 9449).',
+      properties: {
+        algorithms: { ...names, description: 'Proof algorithms accepted (default PS256, ES256).' },
+        windowSeconds: { type: 'integer', minimum: 1, maximum: 600, description: 'How long a proof is accepted (default 60).' },
+      },
+    },
+    fetch: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Reaching the authorization servers.',
+      properties: { ca: {}, timeoutMs: { type: 'integer', minimum: 1, description: 'Per request to an authorization server (default 5000).' } },
+    },
+    introspection: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['issuer', 'clientId', 'privateKey'],
+      description: 'Introspect opaque access tokens (RFC 7662) at this issuer, authenticating with private_key_jwt.',
+      properties: {
+        issuer: { type: 'string', minLength: 1, description: 'One of issuers.' },
+        clientId: { type: 'string', minLength: 1, description: "The registry's client id at that issuer." },
+        privateKey: { type: 'object' },
+      },
+    },
+    documentedFlow: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['authorizationUrl', 'tokenUrl'],
+      properties: {
+        authorizationUrl: { type: 'string', format: 'uri', description: 'The authorization endpoint.' },
+        tokenUrl: { type: 'string', format: 'uri', description: 'The token endpoint.' },
+      },
+      description: "The endpoints in the OpenAPI document; default: the first issuer's metadata at start.",
+    },
+  },
+};
 
 /** HS256 tokens are ZGW JWTs: the `zgw-jwt` authenticator's (this plugin accepts no symmetric algorithm at all). */
 const ZGW_ALGORITHM = 'HS256';
@@ -85,8 +170,7 @@ const scopesGranting = (table: Record<string, string[]>, permissions: readonly s
  * their proof. ZGW JWTs (HS256) are left to the `zgw-jwt` authenticator, so both can be accepted.
  */
 export function oauth(options: OauthOptions): Plugin {
-  if (!options.issuers?.length) throw new Error('oauth: at least one issuer is required');
-  if (!options.audience) throw new Error('oauth: audience (this registry\'s resource indicator) is required');
+  checkOptions('oauth', oauthOptionsSchema, options);
   const algorithms = options.algorithms ?? ['PS256'];
   if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) {
     throw new Error('oauth: only asymmetric signature algorithms are accepted');
@@ -185,7 +269,7 @@ export function oauth(options: OauthOptions): Plugin {
 
   /** The registry's `private_key_jwt` assertion for the introspection endpoint. */
   async function clientAssertion(introspection: NonNullable<OauthOptions['introspection']>): Promise<string> {
-    assertionKey ??= 'kty' in introspection.privateKey ? importJWK(introspection.privateKey as JWK, 'PS256') : Promise.resolve(introspection.privateKey as CryptoKey);
+    assertionKey ??= 'kty' in introspection.privateKey ? importJWK(introspection.privateKey as JWK, 'PS256') : Promise.resolve(introspection.privateKey as unknown as CryptoKey);
     const key = await assertionKey;
     return new SignJWT({ jti: randomUUID() })
       .setProtectedHeader({ alg: 'PS256' })

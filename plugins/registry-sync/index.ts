@@ -1,7 +1,9 @@
 import {
+  checkOptions,
   deliveryFailure,
   invalidParam,
   RemoteError,
+  type JsonSchema,
   type OutboxDelivery,
   type Plugin,
   type RegistryServices,
@@ -31,6 +33,16 @@ export interface RegistrySyncOptions {
   relations?: SyncedRelation[];
 }
 
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.registry-sync`. */
+export const registrySyncOptionsSchema: JsonSchema = {
+  type: 'object',
+  description: 'Object relations in the Documenten, Verzoeken and Contactmomenten APIs (zrc-005, zrc-024, zrc-025; plugins/registry-sync/README.md); in the standard preset.',
+  additionalProperties: false,
+  properties: {
+    relations: { type: 'array', items: { enum: Object.keys(RELATIONS) }, description: 'The relations to keep in step (default all three).' },
+  },
+};
+
 /** What one delivery does: make sure the relation exists, or make sure it is gone. */
 interface SyncPayload extends Record<string, unknown> {
   op: 'link' | 'unlink';
@@ -59,6 +71,7 @@ export function registryBase(resource: string): string {
  * that makes it, and delivered after commit by the outbox: retried until the other registry has it.
  */
 export function registrySync(options: RegistrySyncOptions = {}): Plugin {
+  checkOptions('registrySync', registrySyncOptionsSchema, options);
   const synced = new Set<string>(options.relations ?? Object.keys(RELATIONS));
   let services: RegistryServices;
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenApiFragment, Operation, Plugin, RequestContext } from '../../src/plugin-api.js';
-import { ProblemError, toJson } from '../../src/plugin-api.js';
+import { checkOptions, ProblemError, toJson, type JsonSchema } from '../../src/plugin-api.js';
 import {
   KeyRing,
   SigningFailure,
@@ -35,6 +35,44 @@ export interface SigningOptions {
   /** How far ahead of the registry's clock a signing time may be, in seconds (default 60). */
   maxSkewSeconds?: number;
 }
+
+const mode = { enum: ['off', 'optional', 'required'] };
+const headerNames = { type: 'array', items: { type: 'string', minLength: 1 } };
+
+/** The options' JSON Schema, checked when the plugin is made (the config file's `plugins.signing` takes files where code may pass keys). */
+export const signingOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    signResponses: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        privateKey: {},
+        privateKeyFile: { type: 'string', minLength: 1 },
+        certificate: { type: 'string', minLength: 1 },
+        certificateFile: { type: 'string', minLength: 1 },
+        kid: { type: 'string', minLength: 1 },
+        includeCertificate: { type: 'boolean' },
+      },
+    },
+    responseHeaders: headerNames,
+    verifyRequests: {
+      oneOf: [
+        mode,
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: { default: mode, methods: { type: 'object', additionalProperties: mode }, operations: { type: 'object', additionalProperties: mode } },
+        },
+      ],
+    },
+    clients: { type: 'object', description: 'Public keys per application (client id), or a clientKeyRing.' },
+    requestHeaders: headerNames,
+    maxAgeSeconds: { type: 'integer', minimum: 1 },
+    maxSkewSeconds: { type: 'integer', minimum: 0 },
+  },
+};
 
 /** The keys of every application, by `kid` and `x5t#S256`; call `replace` on it with `clientKeys(...)` to rotate. */
 export function clientKeyRing(clients: Record<string, KeySource[]> = {}): KeyRing {
@@ -141,6 +179,7 @@ function setHeader(headers: Record<string, string>, name: string, value: string)
  * configured, against the keys of the calling application, and signs responses with the registry's key.
  */
 export function signing(options: SigningOptions = {}): Plugin {
+  checkOptions('signing', signingOptionsSchema, options);
   const signer = options.signResponses && signingKey(options.signResponses);
   const keys = options.clients instanceof KeyRing ? options.clients : clientKeyRing(options.clients);
   const allowedPars = new Set((options.requestHeaders ?? ['api-version', 'accept-crs', 'content-crs', 'if-match', 'if-none-match']).map((name) => name.toLowerCase()));

@@ -1,6 +1,9 @@
-import { X509Certificate, createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FlattenedSign, decodeProtectedHeader, flattenedVerify, type JWK } from 'jose';
+import { FlattenedSign, decodeProtectedHeader, flattenedVerify } from 'jose';
+
+/** A JSON Web Key (RFC 7517) as Node types it: jose's type is ESM-only, and CommonJS projects read these declarations too. */
+type JWK = JsonWebKey & { kid?: string };
 
 /**
  * The wire format shared by the registry's plugin and the client helper: a JAdES detached compact JWS
@@ -207,7 +210,7 @@ export function verificationKeys(source: KeySource): VerificationKey[] {
   if ('publicKey' in source) return fromPem(source.publicKey, source.kid);
   const content = readKeyFile(source.file) as string | JWK | { keys: JWK[] };
   if (typeof content === 'string') return fromPem(content);
-  return 'keys' in content ? content.keys.map(fromJwk) : [fromJwk(content)];
+  return 'keys' in content ? (content as { keys: JWK[] }).keys.map(fromJwk) : [fromJwk(content)];
 }
 
 /** Keys by identifier (`kid` and `x5t#S256`), replaceable at run time for rotation. */

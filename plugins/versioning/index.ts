@@ -1,4 +1,4 @@
-import type { ApiVersion, Plugin, RequestContext } from '../../src/plugin-api.js';
+import { checkOptions, type ApiVersion, type JsonSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 
 /** When an older major goes: announced on its responses and in its OpenAPI document. */
 export interface DeprecationSchedule {
@@ -26,6 +26,9 @@ export interface VersioningOptions {
   /** One or two versions with different majors, in any order. */
   versions: VersionPolicy[];
 }
+
+/** The options' names, checked when the plugin is made; the versions themselves at setup. */
+export const versioningOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: { versions: {} } };
 
 /** The Zaken API design rules: at most two majors are published at once. */
 const MAX_MAJORS = 2;
@@ -127,6 +130,7 @@ function documentDeprecation(document: Record<string, unknown>, version: string,
  * headers, a deprecated OpenAPI document); per version, what its representations change.
  */
 export function versioning(options: VersioningOptions): Plugin {
+  checkOptions('versioning', versioningOptionsSchema, options);
   const serializers = new Map<string, NonNullable<VersionPolicy['serialize']>>();
 
   return {

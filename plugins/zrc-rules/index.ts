@@ -1,4 +1,4 @@
-import type { Plugin } from '../../src/plugin-api.js';
+import { checkOptions, type JsonSchema, type Plugin } from '../../src/plugin-api.js';
 import { lifecycle } from './lifecycle.js';
 import { lookups } from './lookups.js';
 import { validateRecord } from './records.js';
@@ -13,12 +13,23 @@ export interface ZrcRulesOptions {
   referenceCacheTtlMs?: number;
 }
 
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.zrc-rules`. */
+export const zrcRulesOptionsSchema: JsonSchema = {
+  type: 'object',
+  description: "The run-time rules of the Zaken API standard (zrc-001…020, zrc-023) and the zaak's lifecycle (plugins/zrc-rules/README.md); in the standard preset.",
+  additionalProperties: false,
+  properties: {
+    referenceCacheTtlMs: { type: 'integer', minimum: 0, description: 'How long fetched references are cached.' },
+  },
+};
+
 /**
  * The run-time rules of the Zaken API standard beyond the schemas (zrc-001, 002, 003, 004, 010, 011,
  * 013, 014, 015, 016…020, 023; the core covers 009, 012 and the uniqueness of zrc-002) and the
  * lifecycle of a zaak: closing by its end status, the closed zaak's protection, reopening, archiefstatus.
  */
 export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
+  checkOptions('zrcRules', zrcRulesOptionsSchema, options);
   const remote = lookups(options.referenceCacheTtlMs ?? 60_000);
   const states = lifecycle(remote);
   return {

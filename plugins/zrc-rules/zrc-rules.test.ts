@@ -10,7 +10,7 @@ import { startZgwWorld, type ZgwWorld } from '../../test/helpers/zgw-world.js';
  * the closed-zaak scopes, one with zaken.geforceerd-bijwerken and one with zaken.heropenen.
  */
 
-const SECRET = 'zrc-rules-secret';
+const SECRET = 'zrc-rules-secret-of-at-least-32-bytes';
 const BASE_SCOPES = ['zaken.lezen', 'zaken.aanmaken', 'zaken.bijwerken', 'zaken.statussen.toevoegen', 'zaken.verwijderen'];
 const first = (body: any) => [body.invalidParams?.[0]?.name, body.invalidParams?.[0]?.code];
 const codes = (body: any) => body.invalidParams.map((p: any) => [p.name, p.code]);

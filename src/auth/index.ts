@@ -11,11 +11,13 @@ export interface AuthOptions {
   maxAgeSeconds?: number;
   /** Where applications come from: `staticAuthorizations(...)` or `autorisatiesApi(...)`. */
   source: AuthorizationSource;
+  /** Accept secrets shorter than 32 bytes (test environments; a warning at start). Default false: refused. */
+  allowWeakSecrets?: boolean;
 }
 
 /** The plugins of ZGW authentication: the JWT authenticator, then what the source needs (its webhook). */
 export function authenticationPlugins(options: AuthOptions): Plugin[] {
-  const { source, ...jwt } = options;
+  const { source, allowWeakSecrets: _allowed, ...jwt } = options;
   return [zgwJwt({ ...jwt, authorizations: source }), ...(source.plugins?.() ?? [])];
 }
 

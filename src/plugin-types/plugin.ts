@@ -65,4 +65,9 @@ export interface Plugin extends Partial<RequestHooks>, Partial<ZaakHooks> {
    * and the outbox stopped, before the storage closes). A throw is logged; the others still close.
    */
   close?: () => void | Promise<void>;
+  /**
+   * Never set: a function has `call`, so a plugin factory where its plugin belongs (`zrcRules` for
+   * `zrcRules()`) is a type error; `createRegistry` refuses it from JavaScript too.
+   */
+  call?: never;
 }

@@ -6,7 +6,8 @@ import { addFormats } from './validate.js';
  * developers, so the messages are ajv's English ones, under JSON Pointer paths. API input has its
  * own validator with the Dutch ZGW messages (`validate.ts`).
  */
-const ajv = new Ajv({ allErrors: true, strict: false });
+// verbose: an unknown key's message lists the keys its object allows.
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 addFormats(ajv);
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -22,12 +23,44 @@ function describe(error: ErrorObject): SettingsProblem {
     case 'required':
       return { path: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
     case 'additionalProperties':
-      return { path: `${error.instancePath}/${String(params.additionalProperty)}`, message: 'is not a known key' };
+      return { path: `${error.instancePath}/${String(params.additionalProperty)}`, message: unknownKey(String(params.additionalProperty), error.parentSchema) };
     case 'enum':
       return { path: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     default:
       return { path: error.instancePath, message: error.message ?? 'is invalid' };
   }
+}
+
+/** `is not a known key (did you mean …?); allowed: …`, from the keys the object's schema names. */
+function unknownKey(key: string, schema: unknown): string {
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  const allowed = Object.keys(properties ?? {}).filter((name) => name !== '$schema');
+  if (!allowed.length) return 'is not a known key';
+  const suggestion = closest(key, allowed);
+  return `is not a known key${suggestion ? ` (did you mean ${suggestion}?)` : ''}; allowed: ${allowed.join(', ')}`;
+}
+
+/** The allowed name a mistyped one most probably meant: a prefix of it, or a few edits away. */
+export function closest(name: string, allowed: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const scored = allowed.map((candidate) => {
+    const other = candidate.toLowerCase();
+    const prefix = other.startsWith(lower) || lower.startsWith(other);
+    return { candidate, distance: prefix ? 0 : editDistance(lower, other) };
+  });
+  const best = scored.sort((a, b) => a.distance - b.distance)[0];
+  return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.candidate : undefined;
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
 }
 
 /** Every problem of `value` against `schema` (empty when valid); paths start with `base`. */

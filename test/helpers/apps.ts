@@ -1,7 +1,7 @@
 import { signZgwJwt, staticAuthorizations, type Applicatie, type AuthOptions } from '../../src/index.js';
 import { ZAAKTYPE } from './registry.js';
 
-const SECRET = 'apps-helper-secret';
+const SECRET = 'apps-helper-secret-of-at-least-32-bytes';
 
 /**
  * Two applications with ZGW JWTs: `alles` (heeftAlleAutorisaties) and `beperkt`, which may only read

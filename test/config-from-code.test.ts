@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { archive } from '../plugins/archive/index.js';
+import { caching } from '../plugins/caching/index.js';
+import { expand } from '../plugins/expand/index.js';
+import { geoCrs } from '../plugins/geo-crs/index.js';
+import { notifications } from '../plugins/notifications/index.js';
+import { oauth } from '../plugins/oauth/index.js';
+import { registrySync } from '../plugins/registry-sync/index.js';
+import { signing } from '../plugins/signing/index.js';
+import { versioning } from '../plugins/versioning/index.js';
+import { zrcRules } from '../plugins/zrc-rules/index.js';
+import { configProblems } from '../src/config.js';
+import { createRegistry, openStorage, pgliteStorage, postgresStorage, staticAuthorizations, type Logger, type Plugin, type RegistryOptions } from '../src/index.js';
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const source = staticAuthorizations([{ clientIds: ['demo'], label: 'Demo', heeftAlleAutorisaties: true, autorisaties: [] }]);
+
+/** createRegistry's rejection message, or undefined when it assembled (then closed). */
+async function refusal(options: RegistryOptions): Promise<string | undefined> {
+  try {
+    const registry = await createRegistry({ logger: quiet, ...options });
+    await registry.close();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+describe('options from code are checked as strictly as the config file', () => {
+  it('awaits a storage given as the promise postgresStorage and pgliteStorage return', async () => {
+    const registry = await createRegistry({ logger: quiet, preset: 'none', storage: pgliteStorage({ dataDir: 'memory' }) });
+    try {
+      assert.equal((await registry.migrate()).length, 0, 'migrated while assembling');
+      assert.match(registry.services.storage.description, /memory/i);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('refuses a storage factory that was not called, and anything else that is no storage', async () => {
+    assert.match((await refusal({ storage: postgresStorage as never }))!, /^createRegistry: storage is the function postgresStorage: call it, e.g. postgresStorage\(\{ connection \}\)/);
+    assert.match((await refusal({ storage: {} as never }))!, /storage is no storage: pass pgliteStorage\(\.\.\.\), postgresStorage\(\.\.\.\) or a database string/);
+  });
+
+  it('refuses a preset it does not know, naming the presets there are', async () => {
+    assert.equal(await refusal({ preset: 'standart' as never }), 'createRegistry: preset must be one of "standard", "none"');
+  });
+
+  it('refuses a plugin factory where its plugin belongs, and says to call it', async () => {
+    assert.equal(await refusal({ plugins: [zrcRules as never] }), 'createRegistry: plugins[0] is the function zrcRules, not a plugin: call it (zrcRules())');
+    assert.match((await refusal({ plugins: [[caching(), 'caching' as never]] }))!, /plugins\[0\]\[1\] is no plugin: a plugin is an object with a name/);
+    // @ts-expect-error a factory is no Plugin: its `call` is not `never`
+    const factory: Plugin = zrcRules;
+    assert.equal(typeof factory, 'function');
+  });
+
+  it('names an unknown option of createRegistry with the one probably meant and the allowed ones', async () => {
+    const message = await refusal({ storrage: 'memory' } as never);
+    assert.match(message!, /^createRegistry: storrage is not a known option \(did you mean storage\?\); allowed: baseUrl, storage, catalog, /);
+  });
+
+  it('reports every problem of createRegistry at once, each under its path', async () => {
+    const message = await refusal({ storrage: 'memory', preset: 'standart', drainTimeoutMs: -1, authorization: { source, clients: { demo: 'kort' }, leeway: 5 } } as never);
+    assert.match(message!, /^createRegistry: 5 problems with its options:\n/);
+    for (const line of [
+      /  - storrage is not a known option/,
+      /  - preset must be one of "standard", "none"/,
+      /  - drainTimeoutMs must be >= 0/,
+      /  - authorization\.leeway is not a known option \(did you mean leewaySeconds\?\)/,
+      /  - authorization\.clients\.demo: the secret is 4 bytes; HS256 secrets need at least 32/,
+    ]) {
+      assert.match(message!, line);
+    }
+  });
+
+  it("names each built-in plugin's unknown options, with the allowed ones", () => {
+    assert.throws(() => zrcRules({ referenceCacheTtl: 1000 } as never), {
+      message: 'zrcRules: referenceCacheTtl is not a known option (did you mean referenceCacheTtlMs?); allowed: referenceCacheTtlMs',
+    });
+    assert.throws(() => caching({ maxEntrie: 10 } as never), /caching: maxEntrie is not a known option \(did you mean maxEntries\?\); allowed: maxEntries, vary$/);
+    assert.throws(() => geoCrs({ storageCRS: 'EPSG:28992' } as never), /geoCrs: storageCRS is not a known option \(did you mean storageCrs\?\)/);
+    assert.throws(() => registrySync({ relations: ['zaakbesluit'] } as never), /registrySync: relations\[0\] must be one of "zaakinformatieobject", "zaakverzoek", "zaakcontactmoment"$/);
+    assert.throws(() => signing({ verifyRequest: 'required' } as never), /signing: verifyRequest is not a known option \(did you mean verifyRequests\?\)/);
+    assert.throws(() => versioning({ versions: [], deprecation: {} } as never), /versioning: deprecation is not a known option; allowed: versions$/);
+    assert.throws(() => oauth({ issuers: ['https://as.example.nl'], audience: 'zrc', authorizations: source, leeway: 5 } as never), /oauth: leeway is not a known option \(did you mean leewaySeconds\?\)/);
+    assert.throws(() => notifications({ url: 'https://nrc.example.nl/api/v1', kanal: 'zaken' } as never), /notifications: kanal is not a known option \(did you mean kanaal\?\)/);
+    assert.throws(() => archive({ maxDepth: 2 } as never), /archive: maxDepth is not a known option$/);
+    assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option$/);
+  });
+
+  it('names the missing url of the notifications plugin', () => {
+    assert.throws(() => notifications({} as never), { name: 'OptionsError', message: 'notifications: url is required' });
+    assert.throws(() => notifications({ url: 'nrc.example.nl' }), /notifications: 2 problems with its options:\n {2}- url must match pattern "\^https\?:\/\/"\n {2}- url must match format "uri"$/);
+  });
+
+  it('refuses a client without a secret, naming authorization.clients.<id>', async () => {
+    const message = await refusal({ authorization: { source, clients: { demo: undefined as unknown as string } } });
+    assert.equal(message, 'createRegistry: authorization.clients.demo has no secret (undefined): is the environment variable that holds it set?');
+  });
+
+  it('refuses secrets shorter than 32 bytes as the CLI does, unless allowWeakSecrets (then with a warning)', async () => {
+    assert.match((await refusal({ authorization: { source, clients: { demo: 'kort!' } } }))!, /authorization\.clients\.demo: the secret is 5 bytes; HS256 secrets need at least 32 \(or set allowWeakSecrets: true/);
+    const warnings: string[] = [];
+    const registry = await createRegistry({ preset: 'none', logger: { ...quiet, warn: (message) => void warnings.push(message) }, authorization: { source, clients: { demo: 'kort!' }, allowWeakSecrets: true } });
+    await registry.close();
+    assert.deepEqual(warnings, ['allowWeakSecrets: the secrets of demo are shorter than 32 bytes (a test environment only)']);
+  });
+
+  it('refuses a database URL of an unknown scheme instead of taking it as a directory, from code and in the config file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'zr-scheme-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const message = await refusal({ storage: 'postgress://zr@127.0.0.1:25433/zaken' });
+      assert.equal(message, 'createRegistry: storage has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)');
+      await assert.rejects(openStorage('mysql://localhost/zaken'), /^Error: the database has the unknown scheme mysql:\/\//);
+      assert.equal(existsSync(path.join(dir, 'postgress:')), false, 'no directory made');
+    } finally {
+      process.chdir(cwd);
+      await rm(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(
+      configProblems({ development: true, database: 'postgress://zr@127.0.0.1/zaken' }).map((problem) => `${problem.path}: ${problem.message}`),
+      ['/database: has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)'],
+    );
+  });
+});
