@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { closest } from '../suggest.js';
 
 /** A command line that cannot be run: one line naming the problem, exit 2. */
 export class UsageError extends Error {
@@ -60,29 +61,4 @@ function unknownOption(argv: string[]): string | undefined {
     if (!known) return arg.startsWith('--') ? `--${name}` : `-${name}`;
   }
   return undefined;
-}
-
-/** The one known name `name` begins, or the nearest, when it is near enough to be a typo (at most a third of its letters differ). */
-function closest(name: string, known: string[]): string | undefined {
-  const extended = known.filter((candidate) => candidate.startsWith(name));
-  if (extended.length === 1) return extended[0];
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(name, candidate);
-    if (!best || distance < best.distance) best = { name: candidate, distance };
-  }
-  return best && best.distance <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : undefined;
-}
-
-/** Levenshtein distance, with a transposition counted as one edit (`prot` → `port`). */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
-    }
-  }
-  return rows[a.length][b.length];
 }

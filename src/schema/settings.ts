@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { addFormats } from './validate.js';
+import { closest } from '../suggest.js';
 
 /**
  * Validation of settings (the config file, configured applications): read by operators and
@@ -38,29 +39,6 @@ function unknownKey(key: string, schema: unknown): string {
   if (!allowed.length) return 'is not a known key';
   const suggestion = closest(key, allowed);
   return `is not a known key${suggestion ? ` (did you mean ${suggestion}?)` : ''}; allowed: ${allowed.join(', ')}`;
-}
-
-/** The allowed name a mistyped one most probably meant: a prefix of it, or a few edits away. */
-export function closest(name: string, allowed: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  const scored = allowed.map((candidate) => {
-    const other = candidate.toLowerCase();
-    const prefix = other.startsWith(lower) || lower.startsWith(other);
-    return { candidate, distance: prefix ? 0 : editDistance(lower, other) };
-  });
-  const best = scored.sort((a, b) => a.distance - b.distance)[0];
-  return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.candidate : undefined;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 /** Every problem of `value` against `schema` (empty when valid); paths start with `base`. */
