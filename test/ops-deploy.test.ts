@@ -73,7 +73,7 @@ describe('examples/deploy: the container runs the CLI lines tested here', () => 
 
     const server = inContainer(app, entrypoint, local(serve), { PORT: '0' });
     try {
-      const [, port] = await waitForOutput(server, /"port":(\d+),"msg":"serving/);
+      const [, port] = await waitForOutput(server, /"port":(\d+),[^}]*"msg":"serving/);
       const healthcheck = await instruction('HEALTHCHECK');
       const probe = spawnSync(healthcheck[0], healthcheck.slice(1), { env: { ...process.env, PORT: port } });
       assert.equal(probe.status, 0, String(probe.stderr));
@@ -84,7 +84,7 @@ describe('examples/deploy: the container runs the CLI lines tested here', () => 
       assert.match(await docs.text(), /id="not_found"/);
     } finally {
       server.kill('SIGTERM');
-      assert.equal(await exitCode(server), 0);
+      assert.equal(await exitCode(server), 0, server.output());
     }
   });
 });
