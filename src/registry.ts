@@ -20,13 +20,13 @@ import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
 import { errorCatalogueAt, requestScope } from './ops/request-scope.js';
 import { drainableServer, RunningOperations, startListening, type DrainableServer } from './ops/shutdown.js';
-import { buildOpenApi, type OpenApiFragment, type OpenApiInfo, type OpenApiTransform } from './openapi/build.js';
+import { buildOpenApi, type OpenApiInfo } from './openapi/build.js';
 import { openApiOperations } from './openapi/serve.js';
-import type { Operation } from './operation.js';
 import { OPERATION_IDS } from './operation-ids.js';
-import { checkHookOperations, PluginError, PluginHost } from './plugin-host.js';
-import type { ApiVersion, Plugin, RegistryServices, ResourceChange, SetupApi } from './plugin.js';
-import { defineProblem, problemCatalogue } from './problem.js';
+import { checkHookOperations, PluginHost } from './plugin-host.js';
+import { runSetups, type Assembly } from './assembly.js';
+import type { Plugin, RegistryServices, ResourceChange } from './plugin.js';
+import { problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
 import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
@@ -34,12 +34,12 @@ import { presetPlugins, type PresetName } from './presets.js';
 import { checkRegistryOptions } from './registry-options.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
-import { createOutbox, type DeliveryHandler, type DispatcherOptions, type Outbox } from './outbox/index.js';
+import { createOutbox, type DispatcherOptions, type Outbox } from './outbox/index.js';
 import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { loggingProgress } from './storage/migration-progress.js';
 import { openStorage } from './storage/index.js';
-import type { Migration, Storage } from './storage/types.js';
+import type { Storage } from './storage/types.js';
 
 /** The Zaken API version this registry implements; `info.version` and the `API-Version` header. */
 export const ZAKEN_API_VERSION = '1.5.1';
@@ -152,17 +152,7 @@ export interface Registry {
 }
 
 const DEFAULT_BASE_PATH = '/zaken/api';
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 const majorOf = (version: string) => Number(version.split('.')[0]);
-
-/** Semver versions with different majors, oldest first. */
-function checkedVersions(list: ApiVersion[]): ApiVersion[] {
-  if (!list.length) throw new Error('setApiVersions: at least one version');
-  for (const { version } of list) if (!SEMVER.test(version)) throw new Error(`setApiVersions: "${version}" is no semantic version (major.minor.patch)`);
-  const majors = list.map((v) => majorOf(v.version));
-  if (new Set(majors).size !== majors.length) throw new Error('setApiVersions: every version needs its own major (it names the base path)');
-  return [...list].sort((a, b) => majorOf(a.version) - majorOf(b.version));
-}
 
 /** The base URL with its `/v{major}` segment for this version; without one, only a single version can be served. */
 function versionedBaseUrl(baseUrl: string, version: string, count: number): string {
@@ -190,80 +180,6 @@ function choosePlugins(options: RegistryOptions, log: Logger): Plugin[] {
     plugins.unshift(...authenticationPlugins(options.authorization));
   }
   return plugins;
-}
-
-/** What the plugins' `setup` calls add to, while the registry is assembled. */
-interface Assembly {
-  readonly operations: Operation[];
-  readonly migrations: Migration[];
-  readonly fragments: (OpenApiFragment | OpenApiTransform)[];
-  readonly deliveryHandlers: Map<string, DeliveryHandler>;
-  versions: ApiVersion[];
-  /** The plugin that set the versions, when one did. */
-  versionsSetBy?: string;
-  assembling: boolean;
-}
-
-/** The `SetupApi` one plugin's `setup` receives: each call adds to the assembly, and throws once it is over. */
-function setupApiFor(plugin: Plugin, assembly: Assembly, services: RegistryServices): SetupApi {
-  const { operations, fragments, deliveryHandlers } = assembly;
-  const whileAssembling = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => {
-    if (!assembly.assembling) throw new Error(`${what} is only possible during setup, before the registry starts`);
-    fn(...args);
-  };
-  return {
-    registry: services,
-    addOperation: whileAssembling('addOperation', (operation) => void operations.push(operation)),
-    addQueryParameter: whileAssembling('addQueryParameter', (operationId, parameter) => {
-      const operation = operations.find((o) => o.id === operationId);
-      if (!operation) throw new Error(`plugin "${plugin.name}": no operation "${operationId}"`);
-      operation.queryParameters = [...(operation.queryParameters ?? []), parameter];
-    }),
-    addMigrations: whileAssembling('addMigrations', (list) => {
-      // Applied migrations are known by name only: one named like another's would silently be skipped.
-      for (const migration of list) {
-        if (!migration.name?.startsWith(`${plugin.name}/`)) {
-          throw new Error(`migration "${migration.name}" must be named "${plugin.name}/…": a plugin's migrations are named under the plugin's name, apart from the core's and other plugins'`);
-        }
-        if (assembly.migrations.some((other) => other.name === migration.name)) throw new Error(`migration "${migration.name}" is registered twice`);
-        assembly.migrations.push(migration);
-      }
-    }),
-    addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
-    defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
-    addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
-      if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
-      deliveryHandlers.set(kind, handler);
-    }),
-    setApiVersions: whileAssembling('setApiVersions', (list) => {
-      // One owner of the version policy: a second plugin setting versions would silently win.
-      if (assembly.versionsSetBy) throw new Error(`plugin "${plugin.name}": the API versions were already set by plugin "${assembly.versionsSetBy}"`);
-      assembly.versions = checkedVersions(list);
-      assembly.versionsSetBy = plugin.name;
-    }),
-    addBodyProperty: whileAssembling('addBodyProperty', (operationId, name, schema) => {
-      const operation = operations.find((o) => o.id === operationId);
-      if (!operation?.requestBody) throw new Error(`plugin "${plugin.name}": no operation "${operationId}" with a request body`);
-      const body = operation.requestBody;
-      operation.requestBody = { ...body, properties: { ...(body.properties as object), [name]: schema } };
-      // A body documented by reference: the referenced schema gets the property too.
-      const documented = (operation.openapi.requestSchema?.$ref as string | undefined)?.match(/^#\/components\/schemas\/(\w+)$/)?.[1];
-      if (documented) fragments.push({ components: { schemas: { [documented]: { properties: { [name]: schema } } } } });
-    }),
-    operations: () => operations,
-  };
-}
-
-/** Runs each plugin's `setup` in registration order; a failure names the plugin. */
-async function runSetups(plugins: readonly Plugin[], assembly: Assembly, services: RegistryServices): Promise<void> {
-  for (const plugin of plugins) {
-    if (!plugin.setup) continue;
-    try {
-      await plugin.setup(setupApiFor(plugin, assembly, services));
-    } catch (error) {
-      throw new PluginError(plugin.name, 'setup', error);
-    }
-  }
 }
 
 /** Assembles a registry from its options and plugins. */
