@@ -21,7 +21,7 @@ import { announceFreshDatabase, commandLogger } from './cli/output.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const COMMON_OPTIONS = `  --config <file.json>                  configuration file (JSON Schema: config.schema.json; see README)
+const COMMON_OPTIONS = `  --config <file.json>                  configuration file (JSON Schema: config.schema.json; see docs/configuration.md)
   --database <dir|memory|postgres-url>  database (env DATABASE_URL; default ./${DEFAULT_DATABASE})
   --log-level <level>                   debug, info, warn, error or silent (debug also prints stack traces)
   -h, --help                            this help`;

@@ -9,7 +9,7 @@ import type { DispatcherOptions } from './outbox/index.js';
 import { databaseStringProblem } from './storage/index.js';
 import { formatProblems, settingsProblems, type SettingsProblem } from './schema/settings.js';
 
-/** The CLI's JSON configuration file; README documents every key. */
+/** The CLI's JSON configuration file; docs/configuration.md documents every key. */
 export interface CliConfig {
   port?: number;
   /** Serve `/metrics` on this port only (metrics should not be public). */

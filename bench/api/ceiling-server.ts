@@ -47,7 +47,7 @@ if (!current) {
   await pool.query(`comment on table bench_ceiling_zaak is 'rendered'`);
 }
 
-// Two ways to send a page of stored JSON without parsing it: one string joined in SQL (the issue's
+// Two ways to send a page of stored JSON without parsing it: one string joined in SQL (the `string_agg`
 // ceiling), or the page's rows joined in Node. Which is cheaper depends on the machine (string_agg's
 // growing buffer cost 4 ms a page on one, 1 ms on another); the bench compares with the faster.
 const PAGE_JOINED_IN_SQL = 'select string_agg(json, \',\') as results from (select json from bench_ceiling_zaak order by id limit 100 offset $1) p';

@@ -1,6 +1,6 @@
 import type { InvalidParam } from '../problem.js';
 
-/** How deep objects and arrays may nest in a request body; the body itself is level 1 (README, docs/errors.md). */
+/** How deep objects and arrays may nest in a request body; the body itself is level 1 (docs/api.md, docs/errors.md). */
 export const MAX_JSON_DEPTH = 32;
 
 /**
