@@ -19,7 +19,7 @@ export default defineConfig([
     shims: true,
     target: 'node20',
     // jsts ships only ES modules with default exports that a CommonJS build cannot import as such: bundle the few modules used.
-    noExternal: [/^jsts\//],
+    noExternal: [/^jsts\//, 'github-slugger'],
     onSuccess: async () => {
       // The CRS library loads the RDNAPTRANS2018 grids from beside the bundle.
       cpSync('plugins/geo-crs/transform/grids', 'dist/grids', { recursive: true });

@@ -63,4 +63,17 @@ describe('problem type links in a host app that mounts only registry.router', ()
     const document = (await (await fetch(`${base}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
     assert.ok(document.paths['/zaken']);
   });
+
+  it('serves the guides beside it: links between them land on their headings, links to other files of the repository lead there', async () => {
+    const embedding = await (await fetch(`${base}/docs/embedding`)).text();
+    // A link to another guide's section (`operations.md#health-and-readiness` in the markdown).
+    const [, target] = embedding.match(/<a href="(operations#health-and-readiness)">/) ?? [];
+    assert.ok(target, 'the embedding guide links to the operations guide on health and readiness');
+    const operations = await fetch(new URL(target, `${base}/docs/`));
+    assert.equal(operations.status, 200);
+    assert.match(await operations.text(), /<h2 id="health-and-readiness">Health and readiness<\/h2>/);
+    // A file that is not served beside the guides (a plugin's README) leads to the repository.
+    assert.match(embedding, /<a href="https:\/\/github\.com\/zaakregister\/zaakregister\/blob\/main\/plugins\/versioning\/README\.md">/);
+    assert.doesNotMatch(embedding, /href="\.\.\//);
+  });
 });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
+import GithubSlugger from 'github-slugger';
 import { Marked, type Tokens } from 'marked';
 import type { ProblemDefinition } from '../problem.js';
 import { SWAGGER_UI_ASSETS, swaggerUiFolder } from './swagger-ui.js';
@@ -14,16 +15,30 @@ function docsFolder(): string {
   throw new Error('docs/errors.md is missing from the zaakregister package');
 }
 
+/** Where links to the repository's other files lead from a served page: they are not served beside it. */
+const REPOSITORY_DOCS = 'https://github.com/zaakregister/zaakregister/blob/main/docs/';
+
+/** A link of a markdown page as served: another page beside it, or a file of the repository. */
+function servedHref(href: string, pages: ReadonlySet<string>): string {
+  const page = href.match(/^([\w-]+)\.md(#.*)?$/);
+  if (page && pages.has(page[1])) return page[1] + (page[2] ?? '');
+  if (/^[a-z][a-z0-9+.-]*:|^#|^\//i.test(href)) return href;
+  return new URL(href, REPOSITORY_DOCS).toString();
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 
 /**
  * One markdown page as HTML. A code in the first column of a table (`not_found`, `bbox-too-large`)
- * gets an id, so that a problem's `type` (`…/docs/errors#not_found`) lands on its row; links to the
- * other pages (`authentication.md`) lead to their rendered form beside it.
+ * gets an id, so that a problem's `type` (`…/docs/errors#not_found`) lands on its row; headings get
+ * the ids GitHub gives them, so links between the guides land where they do on GitHub; links to the
+ * other pages (`authentication.md`) lead to their rendered form beside it, links to other files of
+ * the repository to the repository.
  */
 function renderPage(markdown: string, pages: ReadonlySet<string>): { html: string; anchors: ReadonlySet<string> } {
   const anchored = new WeakSet<Tokens.Codespan>();
   const ids = new Set<string>();
+  const slugger = new GithubSlugger();
   const marked = new Marked({
     walkTokens(token) {
       if (token.type !== 'table') return;
@@ -38,10 +53,11 @@ function renderPage(markdown: string, pages: ReadonlySet<string>): { html: strin
         ids.add(code);
         return `<code id="${code}">${code}</code>`;
       },
+      heading({ tokens, depth, text }) {
+        return `<h${depth} id="${escapeHtml(slugger.slug(text))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+      },
       link({ href, tokens }) {
-        const page = href.match(/^([\w-]+)\.md(#.*)?$/);
-        const target = page && pages.has(page[1]) ? page[1] + (page[2] ?? '') : href;
-        return `<a href="${escapeHtml(target)}">${this.parser.parseInline(tokens)}</a>`;
+        return `<a href="${escapeHtml(servedHref(href, pages))}">${this.parser.parseInline(tokens)}</a>`;
       },
     },
   });
