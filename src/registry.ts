@@ -38,7 +38,7 @@ import { createOutbox, type DispatcherOptions, type Outbox } from './outbox/inde
 import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { loggingProgress } from './storage/migration-progress.js';
-import { openStorage } from './storage/index.js';
+import { handOver } from './storage/handover.js';
 import type { Storage } from './storage/types.js';
 
 /** The Zaken API version this registry implements; `info.version` and the `API-Version` header. */
@@ -182,15 +182,30 @@ function choosePlugins(options: RegistryOptions, log: Logger): Plugin[] {
   return plugins;
 }
 
-/** Assembles a registry from its options and plugins. */
-export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+/** The options checked, the logger, the plugins and their host: what is settled before the storage is used. */
+function prepare(options: RegistryOptions) {
   checkRegistryOptions(options);
   const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
   const plugins = choosePlugins(options, log);
-  const host = new PluginHost(plugins, log);
+  return { log, plugins, host: new PluginHost(plugins, log) };
+}
+
+/**
+ * Assembles a registry from its options and plugins. When it fails, the storage it was given is
+ * closed (a promise of one once it has opened) before it rejects.
+ */
+export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+  const handedOver = handOver(options.storage);
+  let prepared: ReturnType<typeof prepare>;
+  try {
+    prepared = prepare(options);
+  } catch (error) {
+    await handedOver.release();
+    throw error;
+  }
+  const { log, plugins, host } = prepared;
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
-  const given = await options.storage;
-  const storage = typeof given === 'object' ? given : await openStorage(given ?? 'memory');
+  const storage = await handedOver.open();
   const untraceQueries = traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
   // Every remote client of the registry and its plugins reports to the metrics.
