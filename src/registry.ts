@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createTlsServer, type TlsOptions } from './http/tls.js';
 import express, { type RequestHandler, type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
@@ -15,6 +16,7 @@ import type { Logger } from './log.js';
 import { accessLog } from './ops/access-log.js';
 import { docsRouter } from './ops/docs.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
+import { listenHost, logDevelopmentListening } from './ops/listen-address.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
@@ -139,6 +141,9 @@ export interface Registry {
    * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that
    * port only. `api: false` serves the probes and metrics alone (an instance that only delivers the outbox).
    * `routes` are served beside the API, outside its authentication (the development server's demo catalog).
+   * Without a `host` it listens on every interface, but in development mode (no authentication) on
+   * 127.0.0.1 only, and logs where; a host given is used, in development mode with a warning when it
+   * is reachable from the network.
    */
   listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean; routes?: RequestHandler }): Promise<Server>;
   /**
@@ -307,6 +312,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     metrics: metrics.handler,
     docs: served[served.length - 1].docs,
     async listen(port, hostname, listenOptions = {}) {
+      const development = options.authorization === 'development';
+      const bindTo = listenHost(hostname, development);
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
@@ -316,7 +323,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       if (listenOptions.metricsPort === undefined) app.get('/metrics', metrics.handler);
       else {
         const metricsOnly = drainableServer(express().get('/metrics', metrics.handler));
-        await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
+        await startListening(metricsOnly.server, listenOptions.metricsPort, bindTo);
         servers.push(metricsOnly);
       }
       const origin = (req: express.Request) => (baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`);
@@ -338,8 +345,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       }
       app.use(notFound, errorHandler(log));
       const api = drainableServer(app, listenOptions.tls ? createTlsServer(listenOptions.tls) : undefined);
-      await startListening(api.server, port, hostname);
+      await startListening(api.server, port, bindTo);
       servers.push(api);
+      if (development) logDevelopmentListening(log, api.server.address() as AddressInfo, listenOptions.tls ? 'https' : 'http');
       return api.server;
     },
     async close() {
