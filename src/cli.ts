@@ -15,6 +15,7 @@ import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
 import { openStorage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
+import { listeningOn, listenHost } from './ops/listen-address.js';
 import { TOKEN_HELP, tokenCommand } from './cli/token.js';
 import { UsageError, parseCommandLine } from './cli/usage.js';
 import { announceFreshDatabase, commandLogger } from './cli/output.js';
@@ -157,26 +158,13 @@ async function serve(config: CliConfig, log: Logger): Promise<number> {
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key), clientCa: config.tls.clientCa ? readFileSync(config.tls.clientCa) : undefined };
   const registry = await buildRegistry(config, log, origin);
   const routes = usesDemoCatalog(config) ? demoCatalogRouter(origin) : undefined;
-  const server = await listenOrClose(registry, port, listenHost(config), { tls, metricsPort: config.metricsPort, routes });
+  const server = await listenOrClose(registry, port, listenHost(config.host, !!config.development), { tls, metricsPort: config.metricsPort, routes });
   const address = server.address() as AddressInfo;
   port = address.port;
   const listening = listeningOn(address, config.tls ? 'https' : 'http');
   log.info(`serving ${config.baseUrl ?? `${origin()}/zaken/api/v1`} (listening on ${listening}; database: ${registry.services.storage.description})`, { port, host: address.address });
-  if (config.development && config.host && !isLoopback(address.address)) log.warn(`development mode without authentication is reachable from the network (listening on ${listening}): never with real data`);
   await closeOnSignal(registry, log);
   return 0;
-}
-
-/** Where to listen: the configured host; without one, every interface, but only loopback in development mode (no authentication). */
-const listenHost = (config: CliConfig) => config.host ?? (config.development ? '127.0.0.1' : undefined);
-
-const isLoopback = (address: string) => address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
-
-/** A bound address as a URL (`http://127.0.0.1:8000`), saying so when it is every interface. */
-function listeningOn(address: AddressInfo, scheme: string): string {
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const every = address.address === '::' || address.address === '0.0.0.0';
-  return `${scheme}://${host}:${address.port}${every ? ' (every interface)' : ''}`;
 }
 
 /** `registry.listen`; when it cannot, the registry closed and one line naming the setting. */
@@ -210,7 +198,7 @@ async function deliver(config: CliConfig, log: Logger): Promise<number> {
   if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
   const port = config.port ?? DEFAULT_PORT;
-  const server = await listenOrClose(registry, port, listenHost(config), { metricsPort: config.metricsPort, api: false });
+  const server = await listenOrClose(registry, port, listenHost(config.host, !!config.development), { metricsPort: config.metricsPort, api: false });
   const bound = (server.address() as AddressInfo).port;
   log.info(`delivering the outbox of ${registry.services.storage.description}; /healthz and /readyz on port ${bound}, /metrics on port ${config.metricsPort ?? bound}`, {
     port: bound,

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createTlsServer, type TlsOptions } from './http/tls.js';
 import express, { type RequestHandler, type Router } from 'express';
 import { authenticationPlugins, type AuthOptions } from './auth/index.js';
@@ -15,6 +16,7 @@ import type { Logger } from './log.js';
 import { accessLog } from './ops/access-log.js';
 import { docsRouter } from './ops/docs.js';
 import { healthHandler, readinessCheck, readinessHandler } from './ops/health.js';
+import { listenHost, logDevelopmentListening } from './ops/listen-address.js';
 import { jsonLogger, pinoLogger, withRequestIds } from './ops/logger.js';
 import { registryMetrics } from './ops/metrics.js';
 import { traceQueries } from './ops/tracing.js';
@@ -38,7 +40,7 @@ import { createOutbox, type DispatcherOptions, type Outbox } from './outbox/inde
 import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { loggingProgress } from './storage/migration-progress.js';
-import { openStorage } from './storage/index.js';
+import { handOver } from './storage/handover.js';
 import type { Storage } from './storage/types.js';
 
 /** The Zaken API version this registry implements; `info.version` and the `API-Version` header. */
@@ -139,6 +141,9 @@ export interface Registry {
    * and `/metrics` beside it; over HTTPS with `tls`; with `metricsPort`, metrics are served on that
    * port only. `api: false` serves the probes and metrics alone (an instance that only delivers the outbox).
    * `routes` are served beside the API, outside its authentication (the development server's demo catalog).
+   * Without a `host` it listens on every interface, but in development mode (no authentication) on
+   * 127.0.0.1 only, and logs where; a host given is used, in development mode with a warning when it
+   * is reachable from the network.
    */
   listen(port: number, host?: string, options?: { tls?: TlsOptions; metricsPort?: number; api?: boolean; routes?: RequestHandler }): Promise<Server>;
   /**
@@ -182,15 +187,30 @@ function choosePlugins(options: RegistryOptions, log: Logger): Plugin[] {
   return plugins;
 }
 
-/** Assembles a registry from its options and plugins. */
-export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+/** The options checked, the logger, the plugins and their host: what is settled before the storage is used. */
+function prepare(options: RegistryOptions) {
   checkRegistryOptions(options);
   const log = withRequestIds(options.logger ?? pinoLogger(jsonLogger()));
   const plugins = choosePlugins(options, log);
-  const host = new PluginHost(plugins, log);
+  return { log, plugins, host: new PluginHost(plugins, log) };
+}
+
+/**
+ * Assembles a registry from its options and plugins. When it fails, the storage it was given is
+ * closed (a promise of one once it has opened) before it rejects.
+ */
+export async function createRegistry(options: RegistryOptions = {}): Promise<Registry> {
+  const handedOver = handOver(options.storage);
+  let prepared: ReturnType<typeof prepare>;
+  try {
+    prepared = prepare(options);
+  } catch (error) {
+    await handedOver.release();
+    throw error;
+  }
+  const { log, plugins, host } = prepared;
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
-  const given = await options.storage;
-  const storage = typeof given === 'object' ? given : await openStorage(given ?? 'memory');
+  const storage = await handedOver.open();
   const untraceQueries = traceQueries(storage.knex);
   const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
   // Every remote client of the registry and its plugins reports to the metrics.
@@ -292,6 +312,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     metrics: metrics.handler,
     docs: served[served.length - 1].docs,
     async listen(port, hostname, listenOptions = {}) {
+      const development = options.authorization === 'development';
+      const bindTo = listenHost(hostname, development);
       const app = express();
       app.disable('x-powered-by');
       app.set('etag', false);
@@ -301,7 +323,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       if (listenOptions.metricsPort === undefined) app.get('/metrics', metrics.handler);
       else {
         const metricsOnly = drainableServer(express().get('/metrics', metrics.handler));
-        await startListening(metricsOnly.server, listenOptions.metricsPort, hostname);
+        await startListening(metricsOnly.server, listenOptions.metricsPort, bindTo);
         servers.push(metricsOnly);
       }
       const origin = (req: express.Request) => (baseUrl ? new URL(baseUrl).origin : `${req.protocol}://${req.get('host')}`);
@@ -323,8 +345,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       }
       app.use(notFound, errorHandler(log));
       const api = drainableServer(app, listenOptions.tls ? createTlsServer(listenOptions.tls) : undefined);
-      await startListening(api.server, port, hostname);
+      await startListening(api.server, port, bindTo);
       servers.push(api);
+      if (development) logDevelopmentListening(log, api.server.address() as AddressInfo, listenOptions.tls ? 'https' : 'http');
       return api.server;
     },
     async close() {
