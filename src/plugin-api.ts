@@ -37,6 +37,7 @@ export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type Ht
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { checkOptions, OptionsError } from './options.js';
+export { closest, closestOperation } from './suggest.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';

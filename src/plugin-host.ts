@@ -2,7 +2,7 @@ import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHo
 import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakScope, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
-import { closest } from './suggest.js';
+import { closestOperation } from './suggest.js';
 
 type AnyHandler = (...args: unknown[]) => unknown;
 interface BoundHook {
@@ -87,28 +87,6 @@ export function checkHookOperations(plugins: readonly Plugin[], operationIds: Re
   }
 }
 
-/** Other words for the standard's actions (`zaak_read` is `zaak_retrieve`). */
-const ACTION_SYNONYMS: Record<string, string> = {
-  read: 'retrieve',
-  get: 'retrieve',
-  detail: 'retrieve',
-  delete: 'destroy',
-  remove: 'destroy',
-  patch: 'partial_update',
-  put: 'update',
-  post: 'create',
-  add: 'create',
-  search: '_zoek',
-  zoek: '_zoek',
-};
-
-/** The known id meant by a misspelt one: the same resource with the standard's word for the action, else the nearest spelling. */
-function closestOperation(id: string, operationIds: ReadonlySet<string>): string | undefined {
-  const [, resource, action] = /^(.*?)_+([^_]+)$/.exec(id) ?? [];
-  const synonym = action && ACTION_SYNONYMS[action.toLowerCase()];
-  if (synonym && operationIds.has(`${resource}_${synonym}`)) return `${resource}_${synonym}`;
-  return closest(id, operationIds);
-}
 
 /**
  * Runs the hooks of the registered plugins: in registration order, `pre` hooks first and `post` hooks

@@ -92,6 +92,29 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option$/);
   });
 
+  it('signing: takes verifyRequests.methods in either case and refuses a key that is no method of an operation', async () => {
+    const registry = await createRegistry({ logger: quiet, preset: 'none', plugins: [signing({ verifyRequests: { methods: { POST: 'required' } } })] });
+    try {
+      const paths = registry.openapi().paths as Record<string, Record<string, { parameters?: { name: string; required: boolean }[] }>>;
+      assert.deepEqual(paths['/zaken']!.post!.parameters?.find((parameter) => parameter.name === 'Message-Signature')?.required, true, 'POST /zaken verifies');
+    } finally {
+      await registry.close();
+    }
+    assert.throws(() => signing({ verifyRequests: { methods: { pots: 'required', HEAD: 'required' } } }), {
+      name: 'OptionsError',
+      message: [
+        'signing: 2 problems with its options:',
+        "  - verifyRequests.methods.pots is not a method of the registry's operations (did you mean post?); allowed: get, post, put, patch, delete (in either case)",
+        "  - verifyRequests.methods.HEAD is not a method of the registry's operations; allowed: get, post, put, patch, delete (in either case)",
+      ].join('\n'),
+    });
+  });
+
+  it('signing: refuses verifyRequests.operations naming an operation the registry does not serve, with the one meant', async () => {
+    const message = await refusal({ preset: 'none', plugins: [signing({ verifyRequests: { operations: { zaak_read: 'required', zaak_create: 'required' } } })] });
+    assert.match(message!, /signing: verifyRequests\.operations\.zaak_read is not an operation of the core or of a plugin registered before signing \(did you mean zaak_retrieve\?\)$/);
+  });
+
   it('names the missing url of the notifications plugin', () => {
     assert.throws(() => notifications({} as never), { name: 'OptionsError', message: 'notifications: url is required' });
     assert.throws(() => notifications({ url: 'nrc.example.nl' }), /notifications: 2 problems with its options:\n {2}- url must match pattern "\^https\?:\/\/"\n {2}- url must match format "uri"$/);
