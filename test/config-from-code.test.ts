@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { archive } from '../plugins/archive/index.js';
@@ -133,7 +133,7 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.deepEqual(warnings, ['allowWeakSecrets: the secrets of demo are shorter than 32 bytes (a test environment only)']);
   });
 
-  it('refuses a database URL of an unknown scheme instead of taking it as a directory, from code and in the config file', async () => {
+  it('refuses a database URL of an unknown scheme, from code and in the config file; nothing is created', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'zr-scheme-'));
     const cwd = process.cwd();
     process.chdir(dir);
@@ -150,5 +150,26 @@ describe('options from code are checked as strictly as the config file', () => {
       configProblems({ development: true, database: 'postgress://zr@127.0.0.1/zaken' }).map((problem) => `${problem.path}: ${problem.message}`),
       ['/database: has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)'],
     );
+  });
+
+  it('checks the options of postgresStorage and pgliteStorage: unknown names, a missing connection, a dataDir that is a URL; nothing is created', async () => {
+    await assert.rejects(postgresStorage({ conection: 'postgres://postgres@127.0.0.1:5432/test' } as never), {
+      name: 'OptionsError',
+      message: 'postgresStorage: 2 problems with its options:\n  - connection is required\n  - conection is not a known option (did you mean connection?); allowed: connection, pool',
+    });
+    await assert.rejects(postgresStorage({ connection: 'postgress://zr@127.0.0.1/zaken' }), /^OptionsError: postgresStorage: connection has the unknown scheme postgress:\/\//);
+    await assert.rejects(postgresStorage({ connection: 'postgres://postgres@127.0.0.1:5432/test', pool: { maximum: 4 } } as never), /postgresStorage: pool\.maximum is not a known option \(did you mean max\?\)/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'zr-datadir-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      await assert.rejects(pgliteStorage({ dataDir: 'postgress://zr@127.0.0.1:25433/zaken' }), { message: 'pgliteStorage: dataDir has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)' });
+      await assert.rejects(pgliteStorage({ dataDir: 'postgres://zr@127.0.0.1/zaken' }), { message: 'pgliteStorage: dataDir is a PostgreSQL URL, no directory: pass it to postgresStorage({ connection })' });
+      await assert.rejects(pgliteStorage({ datadir: 'memory' } as never), { message: 'pgliteStorage: 2 problems with its options:\n  - dataDir is required\n  - datadir is not a known option (did you mean dataDir?); allowed: dataDir' });
+      assert.deepEqual(await readdir(dir), [], 'no directory made');
+    } finally {
+      process.chdir(cwd);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
