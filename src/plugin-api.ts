@@ -33,7 +33,7 @@ export type { TlsOptions } from './http/tls.js';
 export type { ZaakRecordKind } from './resources/records/index.js';
 export { REQUEST_HOOKS, HOOK_KIND, ZAAK_HOOKS, type RequestHookName, type ZaakHookName } from './lifecycle.js';
 export { OPERATION_IDS, type OperationId } from './operation-ids.js';
-export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod } from './operation.js';
+export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod, type Exact } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { checkOptions, OptionsError } from './options.js';

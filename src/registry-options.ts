@@ -1,6 +1,7 @@
 import configSchema from '../config.schema.json' with { type: 'json' };
 import { secretProblems } from './auth/secrets.js';
-import type { JsonSchema } from './operation.js';
+import type { AuthOptions } from './auth/index.js';
+import type { Exact, JsonSchema } from './operation.js';
 import { checkOptions } from './options.js';
 import { PRESET_NAMES } from './presets.js';
 import { settingsProblems, type SettingsProblem } from './schema/settings.js';
@@ -8,6 +9,26 @@ import { databaseStringProblem } from './storage/index.js';
 
 const fileSettings = configSchema.properties;
 const object = { type: 'object' };
+
+const REGISTRY_PROPERTIES = {
+  baseUrl: fileSettings.baseUrl,
+  storage: {},
+  catalog: object,
+  remote: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { allowedHosts: fileSettings.allowedHosts, ...fileSettings.remote.properties, onExchange: {} },
+  },
+  authorization: {},
+  preset: { enum: PRESET_NAMES },
+  plugins: { type: 'array' },
+  logger: object,
+  drainTimeoutMs: fileSettings.drainTimeoutMs,
+  migrate: { type: 'boolean' },
+  info: object,
+  outbox: fileSettings.outbox,
+  strictNulls: fileSettings.strictNulls,
+};
 
 /**
  * `createRegistry`'s options: the settings it shares with the config file take their schema from
@@ -17,36 +38,27 @@ const object = { type: 'object' };
 const REGISTRY_OPTIONS_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    baseUrl: fileSettings.baseUrl,
-    storage: {},
-    catalog: object,
-    remote: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { allowedHosts: fileSettings.allowedHosts, ...fileSettings.remote.properties, onExchange: {} },
-    },
-    authorization: {},
-    preset: { enum: PRESET_NAMES },
-    plugins: { type: 'array' },
-    logger: object,
-    drainTimeoutMs: fileSettings.drainTimeoutMs,
-    migrate: { type: 'boolean' },
-    info: object,
-    outbox: fileSettings.outbox,
-    strictNulls: fileSettings.strictNulls,
-  },
+  properties: REGISTRY_PROPERTIES,
   // Where the shared settings' references (remote credentials) lead.
   definitions: configSchema.definitions,
 };
+
+const AUTH_PROPERTIES = { clients: {}, ...fileSettings.jwt.properties, source: object, allowWeakSecrets: fileSettings.allowWeakSecrets };
 
 /** ZGW authentication from code: the config file's `jwt` settings, the secrets, and where applications come from. */
 const AUTH_OPTIONS_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['source'],
-  properties: { clients: {}, ...fileSettings.jwt.properties, source: object, allowWeakSecrets: fileSettings.allowWeakSecrets },
+  properties: AUTH_PROPERTIES,
 };
+
+/** The names the schema of `createRegistry`'s options allows: registry.ts checks them against `RegistryOptions`. */
+export type RegistryOptionName = keyof typeof REGISTRY_PROPERTIES;
+
+// The compiler checks that the schema names exactly the options of AuthOptions.
+const authSchemaMatches: Exact<keyof typeof AUTH_PROPERTIES, keyof AuthOptions> = true;
+void authSchemaMatches;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 const isThenable = (value: unknown) => isRecord(value) && typeof value.then === 'function';

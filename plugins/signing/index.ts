@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenApiFragment, Operation, Plugin, RequestContext } from '../../src/plugin-api.js';
-import { checkOptions, closest, closestOperation, OptionsError, ProblemError, toJson, type HttpMethod, type JsonSchema } from '../../src/plugin-api.js';
+import { checkOptions, closest, closestOperation, OptionsError, ProblemError, toJson, type HttpMethod, type Exact, type JsonSchema } from '../../src/plugin-api.js';
 import {
   KeyRing,
   SigningFailure,
@@ -39,39 +39,44 @@ export interface SigningOptions {
 const mode = { enum: ['off', 'optional', 'required'] };
 const headerNames = { type: 'array', items: { type: 'string', minLength: 1 } };
 
+const optionProperties = {
+  signResponses: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      privateKey: {},
+      privateKeyFile: { type: 'string', minLength: 1 },
+      certificate: { type: 'string', minLength: 1 },
+      certificateFile: { type: 'string', minLength: 1 },
+      kid: { type: 'string', minLength: 1 },
+      includeCertificate: { type: 'boolean' },
+    },
+  },
+  responseHeaders: headerNames,
+  verifyRequests: {
+    oneOf: [
+      mode,
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { default: mode, methods: { type: 'object', additionalProperties: mode }, operations: { type: 'object', additionalProperties: mode } },
+      },
+    ],
+  },
+  clients: { type: 'object', description: 'Public keys per application (client id), or a clientKeyRing.' },
+  requestHeaders: headerNames,
+  maxAgeSeconds: { type: 'integer', minimum: 1 },
+  maxSkewSeconds: { type: 'integer', minimum: 0 },
+};
+// The compiler checks that the schema names exactly the options of SigningOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof SigningOptions> = true;
+void schemaMatchesOptions;
+
 /** The options' JSON Schema, checked when the plugin is made (the config file's `plugins.signing` takes files where code may pass keys). */
 export const signingOptionsSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    signResponses: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        privateKey: {},
-        privateKeyFile: { type: 'string', minLength: 1 },
-        certificate: { type: 'string', minLength: 1 },
-        certificateFile: { type: 'string', minLength: 1 },
-        kid: { type: 'string', minLength: 1 },
-        includeCertificate: { type: 'boolean' },
-      },
-    },
-    responseHeaders: headerNames,
-    verifyRequests: {
-      oneOf: [
-        mode,
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: { default: mode, methods: { type: 'object', additionalProperties: mode }, operations: { type: 'object', additionalProperties: mode } },
-        },
-      ],
-    },
-    clients: { type: 'object', description: 'Public keys per application (client id), or a clientKeyRing.' },
-    requestHeaders: headerNames,
-    maxAgeSeconds: { type: 'integer', minimum: 1 },
-    maxSkewSeconds: { type: 'integer', minimum: 0 },
-  },
+  properties: optionProperties,
 };
 
 /** The methods the registry's operations have (a HEAD request runs its GET operation). */
