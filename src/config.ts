@@ -8,6 +8,7 @@ import type { Applicatie } from './auth/types.js';
 import type { DispatcherOptions } from './outbox/index.js';
 import { databaseStringProblem, isDatabaseDirectory } from './storage/index.js';
 import { formatProblems, settingsProblems, type SettingsProblem } from './schema/settings.js';
+import { isRecord } from './is-record.js';
 
 /** The CLI's JSON configuration file; docs/configuration.md documents every key. */
 export interface CliConfig {
@@ -106,7 +107,6 @@ export function configProblems(config: unknown, { serving = true } = {}): Settin
   return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 /** OAuth access tokens authenticate clients too: then ZGW client secrets are optional. */
 const oauthConfigured = (config: CliConfig) => isRecord(config.plugins) && isRecord(config.plugins.oauth);
 

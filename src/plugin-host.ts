@@ -46,13 +46,15 @@ function checkApiVersion(plugin: Plugin): void {
   }
 }
 
-/** Checks names are unique, every declared dependency is registered and every plugin fits the plugin API. */
+/** Checks names are unique and not `core`, every declared dependency is registered and every plugin fits the plugin API. */
 export function checkPlugins(plugins: readonly Plugin[]): void {
   const names = new Set<string>();
   for (const plugin of plugins) {
     if (!plugin || typeof plugin.name !== 'string' || !plugin.name) {
       throw new TypeError('every plugin needs a non-empty "name"');
     }
+    // The core's own migrations, problems and errors go by `core`: a plugin of that name would be taken for it.
+    if (plugin.name === 'core') throw new Error('plugin name "core" is reserved for the registry\'s core: give the plugin another name');
     checkApiVersion(plugin);
     if (names.has(plugin.name)) throw new Error(`plugin "${plugin.name}" is registered twice`);
     names.add(plugin.name);

@@ -53,6 +53,10 @@ describe('options from code are checked as strictly as the config file', () => {
   it('refuses a plugin factory where its plugin belongs, and says to call it', async () => {
     assert.equal(await refusal({ plugins: [zrcRules as never] }), 'createRegistry: plugins[0] is the function zrcRules, not a plugin: call it (zrcRules())');
     assert.match((await refusal({ plugins: [[caching(), 'caching' as never]] }))!, /plugins\[0\]\[1\] is no plugin: a plugin is an object with a name/);
+    assert.equal(
+      await refusal({ plugins: [[caching(), [expand()]] as never] }),
+      'createRegistry: plugins[0][1] is a list inside a list of plugins: plugins takes plugins and lists of plugins, one level deep',
+    );
     // @ts-expect-error a factory is no Plugin: its `call` is not `never`
     const factory: Plugin = zrcRules;
     assert.equal(typeof factory, 'function');
@@ -61,6 +65,14 @@ describe('options from code are checked as strictly as the config file', () => {
   it('names an unknown option of createRegistry with the one probably meant and the allowed ones', async () => {
     const message = await refusal({ storrage: 'memory' } as never);
     assert.match(message!, /^createRegistry: storrage is not a known option \(did you mean storage\?\); allowed: baseUrl, storage, catalog, /);
+  });
+
+  it('names an unknown key of info, the OpenAPI document\'s, with the one meant', async () => {
+    assert.equal(
+      await refusal({ preset: 'none', info: { titel: 'Zaken' } as never }),
+      'createRegistry: info.titel is not a known option (did you mean title?); allowed: version, title, description, contact',
+    );
+    assert.match((await refusal({ preset: 'none', info: { contact: { mail: 'a@b.nl' } } as never }))!, /info\.contact\.mail is not a known option \(did you mean email\?\)/);
   });
 
   it('reports every problem of createRegistry at once, each under its path', async () => {
