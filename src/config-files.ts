@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { SettingsProblem } from './schema/settings.js';
+import { isRecord } from './is-record.js';
 
 /** File-system failures in an operator's words. */
 const FILE_ERRORS: Record<string, string> = {
@@ -9,8 +10,6 @@ const FILE_ERRORS: Record<string, string> = {
   EPERM: 'permission denied',
   ENOTDIR: 'a part of the path is a file, not a directory',
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** The files a configuration names, by JSON Pointer, with whether their content must be JSON. */
 function namedFiles(config: Record<string, unknown>): { path: string; file: string; json: boolean }[] {

@@ -6,8 +6,9 @@ import { configFileProblems } from './config-files.js';
 import { applicationProblems } from './auth/static-source.js';
 import type { Applicatie } from './auth/types.js';
 import type { DispatcherOptions } from './outbox/index.js';
-import { databaseStringProblem } from './storage/index.js';
+import { databaseStringProblem, isDatabaseDirectory } from './storage/index.js';
 import { formatProblems, settingsProblems, type SettingsProblem } from './schema/settings.js';
+import { isRecord } from './is-record.js';
 
 /** The CLI's JSON configuration file; docs/configuration.md documents every key. */
 export interface CliConfig {
@@ -106,7 +107,6 @@ export function configProblems(config: unknown, { serving = true } = {}): Settin
   return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 /** OAuth access tokens authenticate clients too: then ZGW client secrets are optional. */
 const oauthConfigured = (config: CliConfig) => isRecord(config.plugins) && isRecord(config.plugins.oauth);
 
@@ -119,8 +119,6 @@ export function configWarnings(config: CliConfig): string[] {
   }
   return warnings;
 }
-
-const isPath = (database: unknown): database is string => typeof database === 'string' && database !== 'memory' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(database);
 
 /** The files of `tls`, the oauth and the signing plugin, relative to the config file's directory. */
 function resolveFiles(config: CliConfig, dir: string): void {
@@ -158,7 +156,7 @@ export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
     if (!config || typeof config !== 'object' || Array.isArray(config)) throw new Error(`the configuration file ${file} is not a JSON object`);
     const dir = path.dirname(file);
     if (config.catalog?.type === 'static' && typeof config.catalog.file === 'string') config.catalog.file = path.resolve(dir, config.catalog.file);
-    if (isPath(config.database)) config.database = path.resolve(dir, config.database);
+    if (isDatabaseDirectory(config.database)) config.database = path.resolve(dir, config.database);
     resolveFiles(config, dir);
   }
   if (env.PORT) config.port = /^\d+$/.test(env.PORT) ? Number(env.PORT) : (env.PORT as never);

@@ -2,7 +2,7 @@
 import type { OperationId } from './operation-ids.js';
 import type { Operation } from './plugin-types.js';
 
-export type { Operation, QueryParameter, JsonSchema, HttpMethod } from './plugin-types.js';
+export type { Operation, QueryParameter, JsonSchema, HttpMethod, Exact } from './plugin-types.js';
 
 /**
  * The operation of the responses the router gives without one: an unknown path, a method the path

@@ -2,7 +2,7 @@ import { HOOK_KIND, REQUEST_HOOKS, ZAAK_HOOKS, type RequestHookName, type ZaakHo
 import type { Plugin, Principal, RequestContext, ResourceChange, ResponseState, ZaakScope, ZaakTransition } from './plugin.js';
 import { ProblemError } from './problem.js';
 import type { Logger } from './log.js';
-import { closest } from './suggest.js';
+import { closestOperation } from './suggest.js';
 
 type AnyHandler = (...args: unknown[]) => unknown;
 interface BoundHook {
@@ -46,13 +46,15 @@ function checkApiVersion(plugin: Plugin): void {
   }
 }
 
-/** Checks names are unique, every declared dependency is registered and every plugin fits the plugin API. */
+/** Checks names are unique and not `core`, every declared dependency is registered and every plugin fits the plugin API. */
 export function checkPlugins(plugins: readonly Plugin[]): void {
   const names = new Set<string>();
   for (const plugin of plugins) {
     if (!plugin || typeof plugin.name !== 'string' || !plugin.name) {
       throw new TypeError('every plugin needs a non-empty "name"');
     }
+    // The core's own migrations, problems and errors go by `core`: a plugin of that name would be taken for it.
+    if (plugin.name === 'core') throw new Error('plugin name "core" is reserved for the registry\'s core: give the plugin another name');
     checkApiVersion(plugin);
     if (names.has(plugin.name)) throw new Error(`plugin "${plugin.name}" is registered twice`);
     names.add(plugin.name);
@@ -87,28 +89,6 @@ export function checkHookOperations(plugins: readonly Plugin[], operationIds: Re
   }
 }
 
-/** Other words for the standard's actions (`zaak_read` is `zaak_retrieve`). */
-const ACTION_SYNONYMS: Record<string, string> = {
-  read: 'retrieve',
-  get: 'retrieve',
-  detail: 'retrieve',
-  delete: 'destroy',
-  remove: 'destroy',
-  patch: 'partial_update',
-  put: 'update',
-  post: 'create',
-  add: 'create',
-  search: '_zoek',
-  zoek: '_zoek',
-};
-
-/** The known id meant by a misspelt one: the same resource with the standard's word for the action, else the nearest spelling. */
-function closestOperation(id: string, operationIds: ReadonlySet<string>): string | undefined {
-  const [, resource, action] = /^(.*?)_+([^_]+)$/.exec(id) ?? [];
-  const synonym = action && ACTION_SYNONYMS[action.toLowerCase()];
-  if (synonym && operationIds.has(`${resource}_${synonym}`)) return `${resource}_${synonym}`;
-  return closest(id, operationIds);
-}
 
 /**
  * Runs the hooks of the registered plugins: in registration order, `pre` hooks first and `post` hooks

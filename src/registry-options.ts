@@ -1,13 +1,49 @@
 import configSchema from '../config.schema.json' with { type: 'json' };
 import { secretProblems } from './auth/secrets.js';
-import type { JsonSchema } from './operation.js';
+import type { AuthOptions } from './auth/index.js';
+import type { OpenApiInfo } from './openapi/build.js';
+import type { Exact, JsonSchema } from './operation.js';
 import { checkOptions } from './options.js';
 import { PRESET_NAMES } from './presets.js';
 import { settingsProblems, type SettingsProblem } from './schema/settings.js';
 import { databaseStringProblem } from './storage/index.js';
+import { isRecord } from './is-record.js';
 
 const fileSettings = configSchema.properties;
 const object = { type: 'object' };
+
+const text = { type: 'string' };
+const INFO_PROPERTIES = {
+  version: { ...text, description: "The API's semantic version (default the Zaken API version implemented)." },
+  title: { ...text, description: "The document's title (default Zaken API)." },
+  description: { ...text, description: "The document's description." },
+  contact: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Who to contact about the API.',
+    properties: { name: text, email: text, url: text },
+  },
+};
+
+const REGISTRY_PROPERTIES = {
+  baseUrl: fileSettings.baseUrl,
+  storage: {},
+  catalog: object,
+  remote: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { allowedHosts: fileSettings.allowedHosts, ...fileSettings.remote.properties, onExchange: {} },
+  },
+  authorization: {},
+  preset: { enum: PRESET_NAMES },
+  plugins: { type: 'array' },
+  logger: object,
+  drainTimeoutMs: fileSettings.drainTimeoutMs,
+  migrate: { type: 'boolean' },
+  info: { type: 'object', additionalProperties: false, properties: INFO_PROPERTIES },
+  outbox: fileSettings.outbox,
+  strictNulls: fileSettings.strictNulls,
+};
 
 /**
  * `createRegistry`'s options: the settings it shares with the config file take their schema from
@@ -17,38 +53,29 @@ const object = { type: 'object' };
 const REGISTRY_OPTIONS_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    baseUrl: fileSettings.baseUrl,
-    storage: {},
-    catalog: object,
-    remote: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { allowedHosts: fileSettings.allowedHosts, ...fileSettings.remote.properties, onExchange: {} },
-    },
-    authorization: {},
-    preset: { enum: PRESET_NAMES },
-    plugins: { type: 'array' },
-    logger: object,
-    drainTimeoutMs: fileSettings.drainTimeoutMs,
-    migrate: { type: 'boolean' },
-    info: object,
-    outbox: fileSettings.outbox,
-    strictNulls: fileSettings.strictNulls,
-  },
+  properties: REGISTRY_PROPERTIES,
   // Where the shared settings' references (remote credentials) lead.
   definitions: configSchema.definitions,
 };
+
+const AUTH_PROPERTIES = { clients: {}, ...fileSettings.jwt.properties, source: object, allowWeakSecrets: fileSettings.allowWeakSecrets };
 
 /** ZGW authentication from code: the config file's `jwt` settings, the secrets, and where applications come from. */
 const AUTH_OPTIONS_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['source'],
-  properties: { clients: {}, ...fileSettings.jwt.properties, source: object, allowWeakSecrets: fileSettings.allowWeakSecrets },
+  properties: AUTH_PROPERTIES,
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+/** The names the schema of `createRegistry`'s options allows: registry.ts checks them against `RegistryOptions`. */
+export type RegistryOptionName = keyof typeof REGISTRY_PROPERTIES;
+
+// The compiler checks that the schemas name exactly the keys of AuthOptions and OpenApiInfo.
+const authSchemaMatches: Exact<keyof typeof AUTH_PROPERTIES, keyof AuthOptions> = true;
+const infoSchemaMatches: Exact<keyof typeof INFO_PROPERTIES, keyof OpenApiInfo> = true;
+void [authSchemaMatches, infoSchemaMatches];
+
 const isThenable = (value: unknown) => isRecord(value) && typeof value.then === 'function';
 
 function storageProblems(storage: unknown): SettingsProblem[] {
@@ -65,16 +92,20 @@ function storageProblems(storage: unknown): SettingsProblem[] {
   return [];
 }
 
-/** Every plugin must be a plugin object; its factory (`zrcRules` instead of `zrcRules()`) is the usual slip. */
+/**
+ * Every plugin must be a plugin object; its factory (`zrcRules` instead of `zrcRules()`) is the usual
+ * slip. A list of plugins (what `authenticationPlugins` returns) may stand in the list, one level deep.
+ */
 function pluginProblems(plugins: unknown): SettingsProblem[] {
   if (!Array.isArray(plugins)) return [];
   const problems: SettingsProblem[] = [];
-  const visit = (value: unknown, path: string) => {
-    if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}/${index}`));
+  const visit = (value: unknown, path: string, nested: boolean) => {
+    if (Array.isArray(value) && nested) problems.push({ path, message: 'is a list inside a list of plugins: plugins takes plugins and lists of plugins, one level deep' });
+    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}/${index}`, true));
     else if (typeof value === 'function') problems.push({ path, message: `is the function ${value.name || '(anonymous)'}, not a plugin: call it (${value.name || 'factory'}())` });
     else if (!isRecord(value) || typeof value.name !== 'string' || !value.name) problems.push({ path, message: 'is no plugin: a plugin is an object with a name (what a plugin factory returns)' });
   };
-  plugins.forEach((plugin, index) => visit(plugin, `/plugins/${index}`));
+  plugins.forEach((plugin, index) => visit(plugin, `/plugins/${index}`, false));
   return problems;
 }
 

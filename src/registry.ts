@@ -27,13 +27,13 @@ import { openApiOperations } from './openapi/serve.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { checkHookOperations, PluginHost } from './plugin-host.js';
 import { runSetups, type Assembly } from './assembly.js';
-import type { Plugin, RegistryServices, ResourceChange } from './plugin.js';
+import type { Exact, Plugin, RegistryServices, ResourceChange } from './plugin.js';
 import { problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
 import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
 import { presetPlugins, type PresetName } from './presets.js';
-import { checkRegistryOptions } from './registry-options.js';
+import { checkRegistryOptions, type RegistryOptionName } from './registry-options.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DispatcherOptions, type Outbox } from './outbox/index.js';
@@ -95,6 +95,10 @@ export interface RegistryOptions {
    */
   strictNulls?: boolean;
 }
+
+// The compiler checks that the schema of createRegistry's options names exactly these options.
+const optionsMatchSchema: Exact<keyof RegistryOptions, RegistryOptionName> = true;
+void optionsMatchSchema;
 
 /** One API version as the registry serves it. */
 export interface ServedApiVersion {

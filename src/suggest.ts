@@ -31,3 +31,26 @@ function editDistance(a: string, b: string): number {
   }
   return rows[a.length][b.length];
 }
+
+/** Other words for the standard's actions (`zaak_read` is `zaak_retrieve`). */
+const ACTION_SYNONYMS: Record<string, string> = {
+  read: 'retrieve',
+  get: 'retrieve',
+  detail: 'retrieve',
+  delete: 'destroy',
+  remove: 'destroy',
+  patch: 'partial_update',
+  put: 'update',
+  post: 'create',
+  add: 'create',
+  search: '_zoek',
+  zoek: '_zoek',
+};
+
+/** The known id meant by a misspelt one: the same resource with the standard's word for the action, else the nearest spelling. */
+export function closestOperation(id: string, operationIds: ReadonlySet<string>): string | undefined {
+  const [, resource, action] = /^(.*?)_+([^_]+)$/.exec(id) ?? [];
+  const synonym = action && ACTION_SYNONYMS[action.toLowerCase()];
+  if (synonym && operationIds.has(`${resource}_${synonym}`)) return `${resource}_${synonym}`;
+  return closest(id, operationIds);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { archive } from '../plugins/archive/index.js';
@@ -53,6 +53,10 @@ describe('options from code are checked as strictly as the config file', () => {
   it('refuses a plugin factory where its plugin belongs, and says to call it', async () => {
     assert.equal(await refusal({ plugins: [zrcRules as never] }), 'createRegistry: plugins[0] is the function zrcRules, not a plugin: call it (zrcRules())');
     assert.match((await refusal({ plugins: [[caching(), 'caching' as never]] }))!, /plugins\[0\]\[1\] is no plugin: a plugin is an object with a name/);
+    assert.equal(
+      await refusal({ plugins: [[caching(), [expand()]] as never] }),
+      'createRegistry: plugins[0][1] is a list inside a list of plugins: plugins takes plugins and lists of plugins, one level deep',
+    );
     // @ts-expect-error a factory is no Plugin: its `call` is not `never`
     const factory: Plugin = zrcRules;
     assert.equal(typeof factory, 'function');
@@ -61,6 +65,14 @@ describe('options from code are checked as strictly as the config file', () => {
   it('names an unknown option of createRegistry with the one probably meant and the allowed ones', async () => {
     const message = await refusal({ storrage: 'memory' } as never);
     assert.match(message!, /^createRegistry: storrage is not a known option \(did you mean storage\?\); allowed: baseUrl, storage, catalog, /);
+  });
+
+  it('names an unknown key of info, the OpenAPI document\'s, with the one meant', async () => {
+    assert.equal(
+      await refusal({ preset: 'none', info: { titel: 'Zaken' } as never }),
+      'createRegistry: info.titel is not a known option (did you mean title?); allowed: version, title, description, contact',
+    );
+    assert.match((await refusal({ preset: 'none', info: { contact: { mail: 'a@b.nl' } } as never }))!, /info\.contact\.mail is not a known option \(did you mean email\?\)/);
   });
 
   it('reports every problem of createRegistry at once, each under its path', async () => {
@@ -92,6 +104,29 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option$/);
   });
 
+  it('signing: takes verifyRequests.methods in either case and refuses a key that is no method of an operation', async () => {
+    const registry = await createRegistry({ logger: quiet, preset: 'none', plugins: [signing({ verifyRequests: { methods: { POST: 'required' } } })] });
+    try {
+      const paths = registry.openapi().paths as Record<string, Record<string, { parameters?: { name: string; required: boolean }[] }>>;
+      assert.deepEqual(paths['/zaken']!.post!.parameters?.find((parameter) => parameter.name === 'Message-Signature')?.required, true, 'POST /zaken verifies');
+    } finally {
+      await registry.close();
+    }
+    assert.throws(() => signing({ verifyRequests: { methods: { pots: 'required', HEAD: 'required' } } }), {
+      name: 'OptionsError',
+      message: [
+        'signing: 2 problems with its options:',
+        "  - verifyRequests.methods.pots is not a method of the registry's operations (did you mean post?); allowed: get, post, put, patch, delete (in either case)",
+        "  - verifyRequests.methods.HEAD is not a method of the registry's operations; allowed: get, post, put, patch, delete (in either case)",
+      ].join('\n'),
+    });
+  });
+
+  it('signing: refuses verifyRequests.operations naming an operation the registry does not serve, with the one meant', async () => {
+    const message = await refusal({ preset: 'none', plugins: [signing({ verifyRequests: { operations: { zaak_read: 'required', zaak_create: 'required' } } })] });
+    assert.match(message!, /signing: verifyRequests\.operations\.zaak_read is not an operation of the core or of a plugin registered before signing \(did you mean zaak_retrieve\?\)$/);
+  });
+
   it('names the missing url of the notifications plugin', () => {
     assert.throws(() => notifications({} as never), { name: 'OptionsError', message: 'notifications: url is required' });
     assert.throws(() => notifications({ url: 'nrc.example.nl' }), /notifications: 2 problems with its options:\n {2}- url must match pattern "\^https\?:\/\/"\n {2}- url must match format "uri"$/);
@@ -110,7 +145,7 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.deepEqual(warnings, ['allowWeakSecrets: the secrets of demo are shorter than 32 bytes (a test environment only)']);
   });
 
-  it('refuses a database URL of an unknown scheme instead of taking it as a directory, from code and in the config file', async () => {
+  it('refuses a database URL of an unknown scheme, from code and in the config file; nothing is created', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'zr-scheme-'));
     const cwd = process.cwd();
     process.chdir(dir);
@@ -127,5 +162,26 @@ describe('options from code are checked as strictly as the config file', () => {
       configProblems({ development: true, database: 'postgress://zr@127.0.0.1/zaken' }).map((problem) => `${problem.path}: ${problem.message}`),
       ['/database: has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)'],
     );
+  });
+
+  it('checks the options of postgresStorage and pgliteStorage: unknown names, a missing connection, a dataDir that is a URL; nothing is created', async () => {
+    await assert.rejects(postgresStorage({ conection: 'postgres://postgres@127.0.0.1:5432/test' } as never), {
+      name: 'OptionsError',
+      message: 'postgresStorage: 2 problems with its options:\n  - connection is required\n  - conection is not a known option (did you mean connection?); allowed: connection, pool',
+    });
+    await assert.rejects(postgresStorage({ connection: 'postgress://zr@127.0.0.1/zaken' }), /^OptionsError: postgresStorage: connection has the unknown scheme postgress:\/\//);
+    await assert.rejects(postgresStorage({ connection: 'postgres://postgres@127.0.0.1:5432/test', pool: { maximum: 4 } } as never), /postgresStorage: pool\.maximum is not a known option \(did you mean max\?\)/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'zr-datadir-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      await assert.rejects(pgliteStorage({ dataDir: 'postgress://zr@127.0.0.1:25433/zaken' }), { message: 'pgliteStorage: dataDir has the unknown scheme postgress://: the known schemes are postgres:// and postgresql:// (a directory or memory for the embedded database)' });
+      await assert.rejects(pgliteStorage({ dataDir: 'postgres://zr@127.0.0.1/zaken' }), { message: 'pgliteStorage: dataDir is a PostgreSQL URL, no directory: pass it to postgresStorage({ connection })' });
+      await assert.rejects(pgliteStorage({ datadir: 'memory' } as never), { message: 'pgliteStorage: 2 problems with its options:\n  - dataDir is required\n  - datadir is not a known option (did you mean dataDir?); allowed: dataDir' });
+      assert.deepEqual(await readdir(dir), [], 'no directory made');
+    } finally {
+      process.chdir(cwd);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

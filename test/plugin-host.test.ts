@@ -102,6 +102,7 @@ describe('plugin host and request lifecycle', () => {
   it('checks plugins when assembling: names, dependencies, setup only during assembly', async () => {
     await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'a' }, { name: 'a' }] }), /registered twice/);
     await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'b', dependencies: ['signing'] }] }), /needs plugin "signing"/);
+    await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'core' }] }), /plugin name "core" is reserved for the registry's core: give the plugin another name/);
     let saved: { addMigrations(m: never[]): void } | undefined;
     const registry = await createRegistry({
       storage: 'memory',

@@ -2,7 +2,7 @@ import {
   checkOptions,
   deliveryFailure,
   type ChangeAction,
-  type JsonSchema,
+  type Exact, type JsonSchema,
   type OutboxDelivery,
   type Plugin,
   type RegistryServices,
@@ -44,29 +44,34 @@ export interface NotificationsOptions {
   timeoutMs?: number;
 }
 
+const optionProperties = {
+  url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Notificaties API base URL.' },
+  kanaal: { type: 'string', minLength: 1, description: 'The kanaal published on (default zaken).' },
+  registerKanaal: { type: 'boolean', description: 'Make sure the kanaal exists (default true): at start, and before the first notification is sent.' },
+  documentatieLink: { type: 'string', description: 'documentatieLink of a kanaal this registry registers.' },
+  timeoutMs: { type: 'integer', minimum: 1, description: 'Per call to the Notificaties API (default 5000).' },
+  auth: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['clientId', 'secret'],
+    description: 'Client id and secret of the ZGW JWT the registry sends the Notificaties API.',
+    properties: {
+      clientId: { type: 'string', minLength: 1, description: 'The client id (iss and client_id of the token).' },
+      secret: { type: 'string', minLength: 1, description: 'The secret the token is signed with (HS256).' },
+    },
+  },
+};
+// The compiler checks that the schema names exactly the options of NotificationsOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof NotificationsOptions> = true;
+void schemaMatchesOptions;
+
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.notifications`. */
 export const notificationsOptionsSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
   description: 'The Notificaties API to publish to (kanaal zaken).',
-  properties: {
-    url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Notificaties API base URL.' },
-    kanaal: { type: 'string', minLength: 1, description: 'The kanaal published on (default zaken).' },
-    registerKanaal: { type: 'boolean', description: 'Make sure the kanaal exists (default true): at start, and before the first notification is sent.' },
-    documentatieLink: { type: 'string', description: 'documentatieLink of a kanaal this registry registers.' },
-    timeoutMs: { type: 'integer', minimum: 1, description: 'Per call to the Notificaties API (default 5000).' },
-    auth: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['clientId', 'secret'],
-      description: 'Client id and secret of the ZGW JWT the registry sends the Notificaties API.',
-      properties: {
-        clientId: { type: 'string', minLength: 1, description: 'The client id (iss and client_id of the token).' },
-        secret: { type: 'string', minLength: 1, description: 'The secret the token is signed with (HS256).' },
-      },
-    },
-  },
+  properties: optionProperties,
 };
 
 const KIND = 'notifications';

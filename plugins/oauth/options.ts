@@ -1,5 +1,5 @@
 import type { JsonWebKey, webcrypto } from 'node:crypto';
-import type { AuthorizationSource, JsonSchema } from '../../src/plugin-api.js';
+import type { AuthorizationSource, Exact, JsonSchema } from '../../src/plugin-api.js';
 
 export interface OauthOptions {
   /** The issuers (`iss`) whose access tokens are accepted; each publishes RFC 8414 metadata with its `jwks_uri`. */
@@ -44,6 +44,81 @@ export interface OauthOptions {
 
 const names = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } };
 
+const optionProperties = {
+  issuers: { ...names, description: 'The issuers (iss) whose access tokens are accepted.' },
+  audience: { type: 'string', minLength: 1, description: "This registry's resource indicator: the aud every token must name." },
+  authorizations: { type: 'object', description: 'Where the application of a client comes from.' },
+  algorithms: { ...names, description: 'Signature algorithms accepted (default PS256).' },
+  leewaySeconds: { type: 'integer', minimum: 0, maximum: 300, description: 'Clock skew tolerated (default 30).' },
+  scopes: {
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } },
+    description: 'OAuth scope -> the ZGW scopes it grants (default: the ZGW scope names themselves).',
+  },
+  userClaims: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', minLength: 1, description: "The claim with the user's id (default sub)." },
+      representation: { type: 'string', minLength: 1, description: "The claim with the user's name (default name)." },
+    },
+    description: 'Claims recorded as the user in the audit trail (default sub and name).',
+  },
+  trustedCertificateHeader: {
+    type: 'string',
+    minLength: 1,
+    description: 'Behind a TLS-terminating proxy: the header with the client certificate (URL-encoded PEM). Off by default; only when the proxy always sets it.',
+  },
+  jwks: {
+    type: 'object',
+    additionalProperties: false,
+    description: "How the issuers' key sets are kept: refetched after maxAgeSeconds (default 600), and for an unknown kid at most once per cooldownSeconds (default 30).",
+    properties: {
+      maxAgeSeconds: { type: 'integer', minimum: 1, description: 'Refetch a key set after this long (default 600).' },
+      cooldownSeconds: { type: 'integer', minimum: 1, description: 'Refetch for an unknown kid at most once per this long (default 30).' },
+    },
+  },
+  dpop: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'DPoP proofs (RFC 9449).',
+    properties: {
+      algorithms: { ...names, description: 'Proof algorithms accepted (default PS256, ES256).' },
+      windowSeconds: { type: 'integer', minimum: 1, maximum: 600, description: 'How long a proof is accepted (default 60).' },
+    },
+  },
+  fetch: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Reaching the authorization servers.',
+    properties: { ca: {}, timeoutMs: { type: 'integer', minimum: 1, description: 'Per request to an authorization server (default 5000).' } },
+  },
+  introspection: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['issuer', 'clientId', 'privateKey'],
+    description: 'Introspect opaque access tokens (RFC 7662) at this issuer, authenticating with private_key_jwt.',
+    properties: {
+      issuer: { type: 'string', minLength: 1, description: 'One of issuers.' },
+      clientId: { type: 'string', minLength: 1, description: "The registry's client id at that issuer." },
+      privateKey: { type: 'object' },
+    },
+  },
+  documentedFlow: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['authorizationUrl', 'tokenUrl'],
+    properties: {
+      authorizationUrl: { type: 'string', format: 'uri', description: 'The authorization endpoint.' },
+      tokenUrl: { type: 'string', format: 'uri', description: 'The token endpoint.' },
+    },
+    description: "The endpoints in the OpenAPI document; default: the first issuer's metadata at start.",
+  },
+};
+// The compiler checks that the schema names exactly the options of OauthOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof OauthOptions> = true;
+void schemaMatchesOptions;
+
 /**
  * The options' JSON Schema, checked when the plugin is made. The config file's `plugins.oauth` is
  * this schema with files in place of what code passes as values (`fetch.caFile`, `introspection.privateKeyFile`).
@@ -52,75 +127,5 @@ export const oauthOptionsSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['issuers', 'audience', 'authorizations'],
-  properties: {
-    issuers: { ...names, description: 'The issuers (iss) whose access tokens are accepted.' },
-    audience: { type: 'string', minLength: 1, description: "This registry's resource indicator: the aud every token must name." },
-    authorizations: { type: 'object', description: 'Where the application of a client comes from.' },
-    algorithms: { ...names, description: 'Signature algorithms accepted (default PS256).' },
-    leewaySeconds: { type: 'integer', minimum: 0, maximum: 300, description: 'Clock skew tolerated (default 30).' },
-    scopes: {
-      type: 'object',
-      additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } },
-      description: 'OAuth scope -> the ZGW scopes it grants (default: the ZGW scope names themselves).',
-    },
-    userClaims: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        id: { type: 'string', minLength: 1, description: "The claim with the user's id (default sub)." },
-        representation: { type: 'string', minLength: 1, description: "The claim with the user's name (default name)." },
-      },
-      description: 'Claims recorded as the user in the audit trail (default sub and name).',
-    },
-    trustedCertificateHeader: {
-      type: 'string',
-      minLength: 1,
-      description: 'Behind a TLS-terminating proxy: the header with the client certificate (URL-encoded PEM). Off by default; only when the proxy always sets it.',
-    },
-    jwks: {
-      type: 'object',
-      additionalProperties: false,
-      description: "How the issuers' key sets are kept: refetched after maxAgeSeconds (default 600), and for an unknown kid at most once per cooldownSeconds (default 30).",
-      properties: {
-        maxAgeSeconds: { type: 'integer', minimum: 1, description: 'Refetch a key set after this long (default 600).' },
-        cooldownSeconds: { type: 'integer', minimum: 1, description: 'Refetch for an unknown kid at most once per this long (default 30).' },
-      },
-    },
-    dpop: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'DPoP proofs (RFC 9449).',
-      properties: {
-        algorithms: { ...names, description: 'Proof algorithms accepted (default PS256, ES256).' },
-        windowSeconds: { type: 'integer', minimum: 1, maximum: 600, description: 'How long a proof is accepted (default 60).' },
-      },
-    },
-    fetch: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'Reaching the authorization servers.',
-      properties: { ca: {}, timeoutMs: { type: 'integer', minimum: 1, description: 'Per request to an authorization server (default 5000).' } },
-    },
-    introspection: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['issuer', 'clientId', 'privateKey'],
-      description: 'Introspect opaque access tokens (RFC 7662) at this issuer, authenticating with private_key_jwt.',
-      properties: {
-        issuer: { type: 'string', minLength: 1, description: 'One of issuers.' },
-        clientId: { type: 'string', minLength: 1, description: "The registry's client id at that issuer." },
-        privateKey: { type: 'object' },
-      },
-    },
-    documentedFlow: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['authorizationUrl', 'tokenUrl'],
-      properties: {
-        authorizationUrl: { type: 'string', format: 'uri', description: 'The authorization endpoint.' },
-        tokenUrl: { type: 'string', format: 'uri', description: 'The token endpoint.' },
-      },
-      description: "The endpoints in the OpenAPI document; default: the first issuer's metadata at start.",
-    },
-  },
+  properties: optionProperties,
 };

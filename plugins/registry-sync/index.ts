@@ -3,7 +3,7 @@ import {
   deliveryFailure,
   invalidParam,
   RemoteError,
-  type JsonSchema,
+  type Exact, type JsonSchema,
   type OutboxDelivery,
   type Plugin,
   type RegistryServices,
@@ -33,14 +33,19 @@ export interface RegistrySyncOptions {
   relations?: SyncedRelation[];
 }
 
+const optionProperties = {
+  relations: { type: 'array', items: { enum: Object.keys(RELATIONS) }, description: 'The relations to keep in step (default all three).' },
+};
+// The compiler checks that the schema names exactly the options of RegistrySyncOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof RegistrySyncOptions> = true;
+void schemaMatchesOptions;
+
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.registry-sync`. */
 export const registrySyncOptionsSchema: JsonSchema = {
   type: 'object',
   description: 'Object relations in the Documenten, Verzoeken and Contactmomenten APIs (zrc-005, zrc-024, zrc-025; plugins/registry-sync/README.md); in the standard preset.',
   additionalProperties: false,
-  properties: {
-    relations: { type: 'array', items: { enum: Object.keys(RELATIONS) }, description: 'The relations to keep in step (default all three).' },
-  },
+  properties: optionProperties,
 };
 
 /** What one delivery does: make sure the relation exists, or make sure it is gone. */

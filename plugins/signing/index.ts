@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenApiFragment, Operation, Plugin, RequestContext } from '../../src/plugin-api.js';
-import { checkOptions, ProblemError, toJson, type JsonSchema } from '../../src/plugin-api.js';
+import { checkOptions, closest, closestOperation, OptionsError, ProblemError, toJson, type HttpMethod, type Exact, type JsonSchema } from '../../src/plugin-api.js';
 import {
   KeyRing,
   SigningFailure,
@@ -39,40 +39,87 @@ export interface SigningOptions {
 const mode = { enum: ['off', 'optional', 'required'] };
 const headerNames = { type: 'array', items: { type: 'string', minLength: 1 } };
 
+const optionProperties = {
+  signResponses: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      privateKey: {},
+      privateKeyFile: { type: 'string', minLength: 1 },
+      certificate: { type: 'string', minLength: 1 },
+      certificateFile: { type: 'string', minLength: 1 },
+      kid: { type: 'string', minLength: 1 },
+      includeCertificate: { type: 'boolean' },
+    },
+  },
+  responseHeaders: headerNames,
+  verifyRequests: {
+    oneOf: [
+      mode,
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { default: mode, methods: { type: 'object', additionalProperties: mode }, operations: { type: 'object', additionalProperties: mode } },
+      },
+    ],
+  },
+  clients: { type: 'object', description: 'Public keys per application (client id), or a clientKeyRing.' },
+  requestHeaders: headerNames,
+  maxAgeSeconds: { type: 'integer', minimum: 1 },
+  maxSkewSeconds: { type: 'integer', minimum: 0 },
+};
+// The compiler checks that the schema names exactly the options of SigningOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof SigningOptions> = true;
+void schemaMatchesOptions;
+
 /** The options' JSON Schema, checked when the plugin is made (the config file's `plugins.signing` takes files where code may pass keys). */
 export const signingOptionsSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    signResponses: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        privateKey: {},
-        privateKeyFile: { type: 'string', minLength: 1 },
-        certificate: { type: 'string', minLength: 1 },
-        certificateFile: { type: 'string', minLength: 1 },
-        kid: { type: 'string', minLength: 1 },
-        includeCertificate: { type: 'boolean' },
-      },
-    },
-    responseHeaders: headerNames,
-    verifyRequests: {
-      oneOf: [
-        mode,
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: { default: mode, methods: { type: 'object', additionalProperties: mode }, operations: { type: 'object', additionalProperties: mode } },
-        },
-      ],
-    },
-    clients: { type: 'object', description: 'Public keys per application (client id), or a clientKeyRing.' },
-    requestHeaders: headerNames,
-    maxAgeSeconds: { type: 'integer', minimum: 1 },
-    maxSkewSeconds: { type: 'integer', minimum: 0 },
-  },
+  properties: optionProperties,
 };
+
+/** The methods the registry's operations have (a HEAD request runs its GET operation). */
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+type VerifyRequests = SigningOptions['verifyRequests'];
+const pointer = (...segments: string[]) => segments.map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/**
+ * `verifyRequests` with its methods in lower case (`POST` is `post`), and the method keys that are no
+ * method of an operation: a key that matches nothing would leave verification off without a word.
+ */
+function methodsChecked(verify: VerifyRequests): { verify: VerifyRequests; problems: { path: string; message: string }[] } {
+  if (verify === null || typeof verify !== 'object' || typeof verify.methods !== 'object' || verify.methods === null) return { verify, problems: [] };
+  const problems: { path: string; message: string }[] = [];
+  const methods: Record<string, VerificationMode> = {};
+  for (const [key, mode] of Object.entries(verify.methods)) {
+    const method = key.toLowerCase();
+    const path = pointer('verifyRequests', 'methods', key);
+    if (!(METHODS as readonly string[]).includes(method)) {
+      const suggestion = closest(key, METHODS);
+      problems.push({ path, message: `is not a method of the registry's operations${suggestion ? ` (did you mean ${suggestion}?)` : ''}; allowed: ${METHODS.join(', ')} (in either case)` });
+    } else if (method in methods && methods[method] !== mode) {
+      problems.push({ path, message: `is ${method} again, with another mode` });
+    } else {
+      methods[method] = mode;
+    }
+  }
+  return { verify: { ...verify, methods }, problems };
+}
+
+/** Refuses operation ids the registry does not serve (`zaak_read` for `zaak_retrieve`): verification would silently stay off. */
+function checkOperationIds(verify: VerifyRequests, operations: readonly Operation[]): void {
+  if (verify === undefined || typeof verify === 'string' || !verify.operations) return;
+  const served = new Set(operations.map((operation) => operation.id));
+  const problems = Object.keys(verify.operations)
+    .filter((id) => !served.has(id))
+    .map((id) => {
+      const suggestion = closestOperation(id, served);
+      return { path: pointer('verifyRequests', 'operations', id), message: `is not an operation of the core or of a plugin registered before signing${suggestion ? ` (did you mean ${suggestion}?)` : ''}` };
+    });
+  if (problems.length) throw new OptionsError('signing', problems);
+}
 
 /** The keys of every application, by `kid` and `x5t#S256`; call `replace` on it with `clientKeys(...)` to rotate. */
 export function clientKeyRing(clients: Record<string, KeySource[]> = {}): KeyRing {
@@ -179,7 +226,9 @@ function setHeader(headers: Record<string, string>, name: string, value: string)
  * configured, against the keys of the calling application, and signs responses with the registry's key.
  */
 export function signing(options: SigningOptions = {}): Plugin {
-  checkOptions('signing', signingOptionsSchema, options);
+  const { verify, problems } = methodsChecked(options?.verifyRequests);
+  checkOptions('signing', signingOptionsSchema, options, problems);
+  options = { ...options, verifyRequests: verify };
   const signer = options.signResponses && signingKey(options.signResponses);
   const keys = options.clients instanceof KeyRing ? options.clients : clientKeyRing(options.clients);
   const allowedPars = new Set((options.requestHeaders ?? ['api-version', 'accept-crs', 'content-crs', 'if-match', 'if-none-match']).map((name) => name.toLowerCase()));
@@ -191,6 +240,7 @@ export function signing(options: SigningOptions = {}): Plugin {
     name: 'signing',
     setup(api) {
       for (const { code, status, title } of Object.values(PROBLEMS)) api.defineProblem(code, status, title);
+      checkOperationIds(options.verifyRequests, api.operations());
       api.addOpenApi(openApi(api.operations(), options));
       if (signer) api.addOpenApi(signedResponses);
     },

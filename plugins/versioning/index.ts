@@ -1,4 +1,4 @@
-import { checkOptions, type ApiVersion, type JsonSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { checkOptions, type ApiVersion, type Exact, type JsonSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 
 /** When an older major goes: announced on its responses and in its OpenAPI document. */
 export interface DeprecationSchedule {
@@ -27,8 +27,45 @@ export interface VersioningOptions {
   versions: VersionPolicy[];
 }
 
-/** The options' names, checked when the plugin is made; the versions themselves at setup. */
-export const versioningOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: { versions: {} } };
+const deprecationSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Only on the older of two versions: its deprecation schedule.',
+  required: ['deprecated', 'sunset'],
+  properties: {
+    deprecated: { type: 'string', description: 'ISO date (or date-time with Z or an offset) the version is deprecated from: the Deprecation header.' },
+    sunset: { type: 'string', description: 'ISO date (or date-time) after which the version is no longer served: the Sunset header.' },
+    changelog: { type: 'string', description: 'The changelog entry that explains the move to the newer major: a Link header.' },
+  },
+};
+
+const optionProperties = {
+  versions: {
+    type: 'array',
+    description: 'One or two versions with different majors, in any order.',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['version'],
+      properties: {
+        version: { type: 'string', description: 'Full semver; its major names the base path (/zaken/api/v{major}).' },
+        deprecation: deprecationSchema,
+        serialize: { description: "A function changing the response bodies of this version's requests." },
+        document: { description: "A function changing this version's OpenAPI document." },
+      },
+    },
+  },
+};
+// The compiler checks that the schema names exactly the options of VersioningOptions.
+const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof VersioningOptions> = true;
+void schemaMatchesOptions;
+
+/** The options' names and each version's, checked when the plugin is made; the values' rules (semver, dates, majors) at setup. */
+export const versioningOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: optionProperties,
+};
 
 /** The Zaken API design rules: at most two majors are published at once. */
 const MAX_MAJORS = 2;

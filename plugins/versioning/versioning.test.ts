@@ -218,6 +218,14 @@ describe('versioning plugin: options', () => {
     it(`createRegistry rejects ${what}`, () => assert.rejects(attempt(versions), message));
   }
 
+  it("names a version's misspelt key when the plugin is made, with the one meant", () => {
+    assert.throws(
+      () => versioning({ versions: [{ version: '1.5.1', deprecaton: schedule } as never, { version: '2.0.0' }] }),
+      { name: 'OptionsError', message: 'versioning: versions[0].deprecaton is not a known option (did you mean deprecation?); allowed: version, deprecation, serialize, document' },
+    );
+    assert.throws(() => versioning({ versions: [{ version: '1.5.1', deprecation: { ...schedule, sunst: '2027-06-01' } as never }, { version: '2.0.0' }] }), /versions\[0\]\.deprecation\.sunst is not a known option \(did you mean sunset\?\)/);
+  });
+
   it('accepts date-times with a zone and versions in any order', async () => {
     const registry = await attempt([{ version: '2.0.0' }, { version: '1.5.1', deprecation: { deprecated: '2026-12-01T12:00:00+01:00', sunset: '2027-06-01T00:00:00Z' } }]);
     try {

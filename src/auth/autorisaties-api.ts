@@ -7,6 +7,7 @@ import { ProblemError } from '../problem.js';
 import type { RemoteClient } from '../remote/fetch.js';
 import { applicationProblems, checkApplications } from './static-source.js';
 import type { Applicatie, AuthorizationSource } from './types.js';
+import { isRecord } from '../is-record.js';
 
 export interface AutorisatiesNotifications {
   /** The value of the Authorization header the Notificaties API must send to the webhook. */
@@ -82,8 +83,6 @@ function checkOptions(options: AutorisatiesApiOptions): void {
 }
 
 type Warn = (message: string, details?: Record<string, unknown>) => void;
-
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Real Autorisaties APIs list the autorisaties of every component, with `""` (Open Zaak) or `null`

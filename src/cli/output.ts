@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { CliConfig } from '../config.js';
 import type { Logger, LogLevel } from '../log.js';
 import { jsonLogger, pinoLogger } from '../ops/logger.js';
+import { isDatabaseDirectory } from '../storage/index.js';
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -30,7 +31,7 @@ export function commandLogger(command: string, config: CliConfig): Logger {
 
 /** A line before PGlite initialises a new data directory: that takes a while, and nothing else says why. */
 export function announceFreshDatabase(database: string, log: Logger): void {
-  if (database === 'memory' || /^postgres(ql)?:\/\//i.test(database)) return;
+  if (!isDatabaseDirectory(database)) return;
   const dir = path.resolve(database);
   if (!existsSync(path.join(dir, 'PG_VERSION'))) log.info(`initialising embedded database at ${dir} (the first start takes a while)`, { database: dir });
 }

@@ -4,6 +4,7 @@ import type { RequestHookName } from '../lifecycle.js';
 import type { OperationId } from '../operation-ids.js';
 import type { ChangeAction, ZaakScope } from './records.js';
 import type { Principal } from './access.js';
+import type { Exact } from './schema.js';
 import type { RequestContext, ResponseState } from './request.js';
 
 type HookFn<Args extends unknown[], R> = (...args: Args) => R | Promise<R>;
@@ -97,7 +98,6 @@ export interface RequestHooks {
 }
 
 // The compiler checks that RequestHooks has exactly the hooks of the lifecycle list.
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const hooksMatchLifecycle: Exact<keyof RequestHooks, RequestHookName> = true;
 void hooksMatchLifecycle;
 

@@ -3,6 +3,13 @@
 /** A JSON Schema in the OpenAPI 3.0 dialect: one object serves ajv validation and the served document. */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * `true` when A and B are the same type, `never` otherwise: `const matches: Exact<keyof typeof
+ * properties, keyof MyOptions> = true` stops the compiler when an options schema and its interface
+ * name different keys.
+ */
+export type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One entry of `invalidParams`: a dotted/indexed field name (`verlenging.duur`, `relevanteAndereZaken.0`). */

@@ -6,6 +6,9 @@ import { DirectoryInUseError, lockDirectory } from './directory-lock.js';
 import { knexStorage } from './knex-storage.js';
 import { registryTypes } from './pg-types.js';
 import { batchStatements, type PgConnection } from './statement-batching.js';
+import type { JsonSchema } from '../operation.js';
+import { checkOptions } from '../options.js';
+import { databaseStringProblem, POSTGRES_URL } from './database-string.js';
 import type { Storage } from './types.js';
 
 type PGliteInstance = import('@electric-sql/pglite').PGlite;
@@ -15,6 +18,22 @@ export interface PgliteOptions {
   dataDir: string;
 }
 
+/** The options' JSON Schema, checked when the storage is opened. */
+export const pgliteOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dataDir'],
+  properties: { dataDir: { type: 'string', description: 'A directory for the data files, or memory (nothing kept).' } },
+};
+
+/** A dataDir that is a URL: a server's (meant for postgresStorage) or of an unknown scheme (a typo); never made a directory. */
+function dataDirProblems(dataDir: unknown): { path: string; message: string }[] {
+  if (typeof dataDir !== 'string') return [];
+  if (POSTGRES_URL.test(dataDir)) return [{ path: '/dataDir', message: 'is a PostgreSQL URL, no directory: pass it to postgresStorage({ connection })' }];
+  const problem = databaseStringProblem(dataDir);
+  return problem ? [{ path: '/dataDir', message: problem }] : [];
+}
+
 /**
  * Embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly). knex talks to it with its stock
  * `pg` client over an in-process stream that carries the PostgreSQL wire protocol, so values come
@@ -22,6 +41,7 @@ export interface PgliteOptions {
  * guarded by a lock so a second process cannot open (and corrupt) it.
  */
 export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
+  checkOptions('pgliteStorage', pgliteOptionsSchema, options, dataDirProblems(options?.dataDir));
   const inMemory = options.dataDir === 'memory';
   const dataDir = inMemory ? undefined : path.resolve(options.dataDir);
   const release = dataDir ? await lockDataDirectory(dataDir) : undefined;

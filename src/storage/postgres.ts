@@ -2,6 +2,9 @@ import knexFactory from 'knex';
 import { knexStorage } from './knex-storage.js';
 import { registryTypes } from './pg-types.js';
 import { batchStatements, type PgConnection } from './statement-batching.js';
+import type { JsonSchema } from '../operation.js';
+import { checkOptions } from '../options.js';
+import { databaseStringProblem } from './database-string.js';
 import type { Storage } from './types.js';
 
 export interface PostgresOptions {
@@ -10,8 +13,31 @@ export interface PostgresOptions {
   pool?: { min?: number; max?: number };
 }
 
+/** The options' JSON Schema, checked when the storage is opened. */
+export const postgresOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['connection'],
+  properties: {
+    connection: { type: ['string', 'object'], minLength: 1, description: 'A postgres:// URL or a pg connection object.' },
+    pool: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The size of the connection pool (default 0 to 10).',
+      properties: {
+        min: { type: 'integer', minimum: 0, description: 'Connections kept open when idle.' },
+        max: { type: 'integer', minimum: 1, description: 'Connections at most.' },
+      },
+    },
+  },
+};
+
 /** Storage on a PostgreSQL server (15 or newer). */
 export async function postgresStorage(options: PostgresOptions): Promise<Storage> {
+  const given = options?.connection;
+  // A URL of another scheme (`postgress://`) is a typo; pg would take it for the local defaults.
+  const problem = typeof given === 'string' && given ? databaseStringProblem(given) : undefined;
+  checkOptions('postgresStorage', postgresOptionsSchema, options, problem ? [{ path: '/connection', message: problem }] : []);
   const connection =
     typeof options.connection === 'string'
       ? { connectionString: options.connection, types: registryTypes }
