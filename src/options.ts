@@ -34,3 +34,21 @@ export function checkOptions(owner: string, schema: JsonSchema, options: unknown
   const problems = [...settingsProblems(schema, options ?? {}), ...extraProblems];
   if (problems.length) throw new OptionsError(owner, problems);
 }
+
+/**
+ * The JSON Schema of a factory's options: an object of exactly these properties. The type argument
+ * ties it to the options' interface, so an option the schema does not describe, or a property the
+ * interface does not have, fails to compile: `optionsSchema<CachingOptions>({ maxEntries: {…}, vary: {…} })`.
+ */
+export function optionsSchema<Options extends object>(
+  properties: { [Name in keyof Required<Options>]: JsonSchema },
+  details: { description?: string; required?: (keyof Options & string)[] } = {},
+): JsonSchema {
+  return {
+    type: 'object',
+    ...(details.description ? { description: details.description } : {}),
+    additionalProperties: false,
+    ...(details.required ? { required: details.required } : {}),
+    properties,
+  };
+}

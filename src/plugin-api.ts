@@ -36,7 +36,7 @@ export { OPERATION_IDS, type OperationId } from './operation-ids.js';
 export { UNROUTED, type Operation, type QueryParameter, type JsonSchema, type HttpMethod, type Exact } from './operation.js';
 export { ProblemError, validationError, invalidParam, defineProblem, problemCatalogue, type InvalidParam, type ProblemBody } from './problem.js';
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
-export { checkOptions, OptionsError } from './options.js';
+export { checkOptions, optionsSchema, OptionsError } from './options.js';
 export { closest, closestOperation } from './suggest.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';

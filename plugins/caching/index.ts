@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checkOptions, toPayload, type Exact, type JsonSchema, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, toPayload, type OpenApiFragment, type Operation, type Plugin, type RequestContext, type ResponseState } from '../../src/plugin-api.js';
 
 export interface CachingOptions {
   /** How many ETags this instance remembers for answering 304 without rendering (default 50,000). */
@@ -8,21 +8,11 @@ export interface CachingOptions {
   vary?: string[];
 }
 
-const optionProperties = {
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.caching`. */
+export const cachingOptionsSchema = optionsSchema<CachingOptions>({
   maxEntries: { type: 'integer', minimum: 1, description: 'How many ETags this instance remembers for answering 304 without rendering (default 50000).' },
   vary: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Request headers that change a representation besides its URL (default Accept-Crs).' },
-};
-// The compiler checks that the schema names exactly the options of CachingOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof CachingOptions> = true;
-void schemaMatchesOptions;
-
-/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.caching`. */
-export const cachingOptionsSchema: JsonSchema = {
-  type: 'object',
-  description: 'Strong ETags and 304 answers for `If-None-Match` (plugins/caching/README.md); in the standard preset.',
-  additionalProperties: false,
-  properties: optionProperties,
-};
+}, { description: 'Strong ETags and 304 answers for `If-None-Match` (plugins/caching/README.md); in the standard preset.' });
 
 /** The entity tags of an `If-None-Match` value; `W/` is ignored, as weak comparison demands (RFC 9110 13.1.2). */
 export function parseIfNoneMatch(header: string): { any: boolean; tags: Set<string> } {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { checkOptions, validationError, type Exact, type JsonSchema, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, validationError, type Migration, type OpenApiFragment, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 import { CrsError, parseCrsUri, transformGeometry, type CrsDefinition, type Geometry } from './transform/index.js';
 import { CRS84, CRS84H, SUPPORTED_CRS_URIS, contentCrs, crsParameter, responseCrs, type ResponseCrs } from './crs-negotiation.js';
 import { geometryProblems } from './geometry-validation.js';
@@ -24,7 +24,8 @@ export interface GeoCrsOptions {
   storeRdCopy?: boolean;
 }
 
-const optionProperties = {
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.geo-crs`. */
+export const geoCrsOptionsSchema = optionsSchema<GeoCrsOptions>({
   storageCrs: {
     type: 'string',
     minLength: 1,
@@ -36,18 +37,7 @@ const optionProperties = {
     description: 'A bbox whose index prefilter finds more zaken than this is refused with 400 bbox-too-large; default 10000.',
   },
   storeRdCopy: { type: 'boolean', description: 'Keep an RD New (EPSG:28992) copy of each zaakgeometrie beside the stored one; default false.' },
-};
-// The compiler checks that the schema names exactly the options of GeoCrsOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof GeoCrsOptions> = true;
-void schemaMatchesOptions;
-
-/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.geo-crs`. */
-export const geoCrsOptionsSchema: JsonSchema = {
-  type: 'object',
-  description: 'zaakgeometrie in several CRSs, bbox filters and an OGC API Features view (plugins/geo-crs/README.md); in the standard preset.',
-  additionalProperties: false,
-  properties: optionProperties,
-};
+}, { description: 'zaakgeometrie in several CRSs, bbox filters and an OGC API Features view (plugins/geo-crs/README.md); in the standard preset.' });
 
 const RD_NEW = parseCrsUri('EPSG:28992');
 

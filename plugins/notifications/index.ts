@@ -1,15 +1,4 @@
-import {
-  checkOptions,
-  deliveryFailure,
-  type ChangeAction,
-  type Exact, type JsonSchema,
-  type OutboxDelivery,
-  type Plugin,
-  type RegistryServices,
-  type RemoteClient,
-  type RemoteCredentials,
-  type ResourceChange,
-} from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, deliveryFailure, type ChangeAction, type OutboxDelivery, type Plugin, type RegistryServices, type RemoteClient, type RemoteCredentials, type ResourceChange } from '../../src/plugin-api.js';
 
 /** The resources and actions the Zaken API 1.5.1 contract says are published (`update` covers PUT and PATCH). */
 export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
@@ -44,7 +33,8 @@ export interface NotificationsOptions {
   timeoutMs?: number;
 }
 
-const optionProperties = {
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.notifications`. */
+export const notificationsOptionsSchema = optionsSchema<NotificationsOptions>({
   url: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Notificaties API base URL.' },
   kanaal: { type: 'string', minLength: 1, description: 'The kanaal published on (default zaken).' },
   registerKanaal: { type: 'boolean', description: 'Make sure the kanaal exists (default true): at start, and before the first notification is sent.' },
@@ -60,19 +50,7 @@ const optionProperties = {
       secret: { type: 'string', minLength: 1, description: 'The secret the token is signed with (HS256).' },
     },
   },
-};
-// The compiler checks that the schema names exactly the options of NotificationsOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof NotificationsOptions> = true;
-void schemaMatchesOptions;
-
-/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.notifications`. */
-export const notificationsOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['url'],
-  description: 'The Notificaties API to publish to (kanaal zaken).',
-  properties: optionProperties,
-};
+}, { description: 'The Notificaties API to publish to (kanaal zaken).', required: ['url'] });
 
 const KIND = 'notifications';
 

@@ -1,5 +1,5 @@
 import type { JsonWebKey, webcrypto } from 'node:crypto';
-import type { AuthorizationSource, Exact, JsonSchema } from '../../src/plugin-api.js';
+import { optionsSchema, type AuthorizationSource } from '../../src/plugin-api.js';
 
 export interface OauthOptions {
   /** The issuers (`iss`) whose access tokens are accepted; each publishes RFC 8414 metadata with its `jwks_uri`. */
@@ -44,7 +44,11 @@ export interface OauthOptions {
 
 const names = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } };
 
-const optionProperties = {
+/**
+ * The options' JSON Schema, checked when the plugin is made. The config file's `plugins.oauth` is
+ * this schema with files in place of what code passes as values (`fetch.caFile`, `introspection.privateKeyFile`).
+ */
+export const oauthOptionsSchema = optionsSchema<OauthOptions>({
   issuers: { ...names, description: 'The issuers (iss) whose access tokens are accepted.' },
   audience: { type: 'string', minLength: 1, description: "This registry's resource indicator: the aud every token must name." },
   authorizations: { type: 'object', description: 'Where the application of a client comes from.' },
@@ -114,18 +118,4 @@ const optionProperties = {
     },
     description: "The endpoints in the OpenAPI document; default: the first issuer's metadata at start.",
   },
-};
-// The compiler checks that the schema names exactly the options of OauthOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof OauthOptions> = true;
-void schemaMatchesOptions;
-
-/**
- * The options' JSON Schema, checked when the plugin is made. The config file's `plugins.oauth` is
- * this schema with files in place of what code passes as values (`fetch.caFile`, `introspection.privateKeyFile`).
- */
-export const oauthOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['issuers', 'audience', 'authorizations'],
-  properties: optionProperties,
-};
+}, { required: ['issuers', 'audience', 'authorizations'] });

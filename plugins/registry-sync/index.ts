@@ -1,14 +1,4 @@
-import {
-  checkOptions,
-  deliveryFailure,
-  invalidParam,
-  RemoteError,
-  type Exact, type JsonSchema,
-  type OutboxDelivery,
-  type Plugin,
-  type RegistryServices,
-  type ResourceChange,
-} from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, deliveryFailure, invalidParam, RemoteError, type OutboxDelivery, type Plugin, type RegistryServices, type ResourceChange } from '../../src/plugin-api.js';
 
 /** A zaak's link to a resource of another registry, mirrored there as an object relation. */
 interface RelationKind {
@@ -33,20 +23,10 @@ export interface RegistrySyncOptions {
   relations?: SyncedRelation[];
 }
 
-const optionProperties = {
-  relations: { type: 'array', items: { enum: Object.keys(RELATIONS) }, description: 'The relations to keep in step (default all three).' },
-};
-// The compiler checks that the schema names exactly the options of RegistrySyncOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof RegistrySyncOptions> = true;
-void schemaMatchesOptions;
-
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.registry-sync`. */
-export const registrySyncOptionsSchema: JsonSchema = {
-  type: 'object',
-  description: 'Object relations in the Documenten, Verzoeken and Contactmomenten APIs (zrc-005, zrc-024, zrc-025; plugins/registry-sync/README.md); in the standard preset.',
-  additionalProperties: false,
-  properties: optionProperties,
-};
+export const registrySyncOptionsSchema = optionsSchema<RegistrySyncOptions>({
+  relations: { type: 'array', items: { enum: Object.keys(RELATIONS) }, description: 'The relations to keep in step (default all three).' },
+}, { description: 'Object relations in the Documenten, Verzoeken and Contactmomenten APIs (zrc-005, zrc-024, zrc-025; plugins/registry-sync/README.md); in the standard preset.' });
 
 /** What one delivery does: make sure the relation exists, or make sure it is gone. */
 interface SyncPayload extends Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenApiFragment, Operation, Plugin, RequestContext } from '../../src/plugin-api.js';
-import { checkOptions, closest, closestOperation, OptionsError, ProblemError, toJson, type HttpMethod, type Exact, type JsonSchema } from '../../src/plugin-api.js';
+import { checkOptions, closest, closestOperation, optionsSchema, OptionsError, ProblemError, toJson, type HttpMethod } from '../../src/plugin-api.js';
 import {
   KeyRing,
   SigningFailure,
@@ -39,7 +39,8 @@ export interface SigningOptions {
 const mode = { enum: ['off', 'optional', 'required'] };
 const headerNames = { type: 'array', items: { type: 'string', minLength: 1 } };
 
-const optionProperties = {
+/** The options' JSON Schema, checked when the plugin is made (the config file's `plugins.signing` takes files where code may pass keys). */
+export const signingOptionsSchema = optionsSchema<SigningOptions>({
   signResponses: {
     type: 'object',
     additionalProperties: false,
@@ -67,17 +68,7 @@ const optionProperties = {
   requestHeaders: headerNames,
   maxAgeSeconds: { type: 'integer', minimum: 1 },
   maxSkewSeconds: { type: 'integer', minimum: 0 },
-};
-// The compiler checks that the schema names exactly the options of SigningOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof SigningOptions> = true;
-void schemaMatchesOptions;
-
-/** The options' JSON Schema, checked when the plugin is made (the config file's `plugins.signing` takes files where code may pass keys). */
-export const signingOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: optionProperties,
-};
+});
 
 /** The methods the registry's operations have (a HEAD request runs its GET operation). */
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];

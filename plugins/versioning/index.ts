@@ -1,4 +1,4 @@
-import { checkOptions, type ApiVersion, type Exact, type JsonSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, type ApiVersion, type JsonSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 
 /** When an older major goes: announced on its responses and in its OpenAPI document. */
 export interface DeprecationSchedule {
@@ -39,7 +39,8 @@ const deprecationSchema: JsonSchema = {
   },
 };
 
-const optionProperties = {
+/** The options' names and each version's, checked when the plugin is made; the values' rules (semver, dates, majors) at setup. */
+export const versioningOptionsSchema = optionsSchema<VersioningOptions>({
   versions: {
     type: 'array',
     description: 'One or two versions with different majors, in any order.',
@@ -55,17 +56,7 @@ const optionProperties = {
       },
     },
   },
-};
-// The compiler checks that the schema names exactly the options of VersioningOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof VersioningOptions> = true;
-void schemaMatchesOptions;
-
-/** The options' names and each version's, checked when the plugin is made; the values' rules (semver, dates, majors) at setup. */
-export const versioningOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: optionProperties,
-};
+});
 
 /** The Zaken API design rules: at most two majors are published at once. */
 const MAX_MAJORS = 2;

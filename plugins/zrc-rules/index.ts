@@ -1,4 +1,4 @@
-import { checkOptions, type Exact, type JsonSchema, type Plugin } from '../../src/plugin-api.js';
+import { checkOptions, optionsSchema, type Plugin } from '../../src/plugin-api.js';
 import { lifecycle } from './lifecycle.js';
 import { lookups } from './lookups.js';
 import { validateRecord } from './records.js';
@@ -13,20 +13,10 @@ export interface ZrcRulesOptions {
   referenceCacheTtlMs?: number;
 }
 
-const optionProperties = {
-  referenceCacheTtlMs: { type: 'integer', minimum: 0, description: 'How long fetched references are cached.' },
-};
-// The compiler checks that the schema names exactly the options of ZrcRulesOptions.
-const schemaMatchesOptions: Exact<keyof typeof optionProperties, keyof ZrcRulesOptions> = true;
-void schemaMatchesOptions;
-
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.zrc-rules`. */
-export const zrcRulesOptionsSchema: JsonSchema = {
-  type: 'object',
-  description: "The run-time rules of the Zaken API standard (zrc-001…020, zrc-023) and the zaak's lifecycle (plugins/zrc-rules/README.md); in the standard preset.",
-  additionalProperties: false,
-  properties: optionProperties,
-};
+export const zrcRulesOptionsSchema = optionsSchema<ZrcRulesOptions>({
+  referenceCacheTtlMs: { type: 'integer', minimum: 0, description: 'How long fetched references are cached.' },
+}, { description: "The run-time rules of the Zaken API standard (zrc-001…020, zrc-023) and the zaak's lifecycle (plugins/zrc-rules/README.md); in the standard preset." });
 
 /**
  * The run-time rules of the Zaken API standard beyond the schemas (zrc-001, 002, 003, 004, 010, 011,
