@@ -9,6 +9,7 @@ import {
   type RequestContext,
   type ZaakRecordKind,
 } from '../../src/plugin-api.js';
+import { FIELDS_SCHEMA, expandingFields, projectAnswer, searchFields, type Selection } from './fields.js';
 
 type Resource = Record<string, unknown>;
 type CatalogTarget = Exclude<CatalogKind, 'informatieobjecttype'>;
@@ -171,7 +172,15 @@ export async function expandLevel(ctx: RequestContext, kind: Kind, resources: Re
   }
 }
 
+/** For `fields`: the kind an attribute links to, when the engine takes it as a relation. */
+const relationOf = (kind: string, attribute: string) => {
+  const relations = RELATIONS[kind as Kind];
+  const relation = relations && Object.hasOwn(relations, attribute) ? relations[attribute] : undefined;
+  return relation === undefined ? undefined : relation === ELSEWHERE ? ELSEWHERE : kindOf(relation.target);
+};
+
 const trees = new WeakMap<RequestContext, ExpandTree>();
+const selections = new WeakMap<RequestContext, Selection>();
 const OPERATIONS = new Set(['zaak_list', 'zaak_retrieve', 'zaak__zoek']);
 const EXPAND_SCHEMA = {
   type: 'string',
@@ -197,11 +206,20 @@ export function expand(options: Record<string, never> = {}): Plugin {
       api.addQueryParameter('zaak_list', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
       api.addQueryParameter('zaak_retrieve', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
       api.addBodyProperty('zaak__zoek', 'expand', EXPAND_SCHEMA);
+      api.addBodyProperty('zaak__zoek', 'fields', FIELDS_SCHEMA);
     },
 
     // Checked before the list is read: a wrong path costs no query.
     preHandler(ctx) {
       if (!OPERATIONS.has(ctx.operation.id)) return undefined;
+      const fields = ctx.operation.id === 'zaak__zoek' ? searchFields(ctx.body, relationOf) : undefined;
+      if (fields) {
+        selections.set(ctx, fields.selection);
+        // The list then skips the derived attributes the answer does not use.
+        ctx.zaakAttributes = fields.zaakAttributes;
+        if (fields.expand) trees.set(ctx, expandingFields(() => parseExpand(fields.expand)));
+        return undefined;
+      }
       const value = ctx.operation.id === 'zaak__zoek' ? ctx.body?.expand : ctx.query.expand;
       if (typeof value === 'string' && value.trim()) trees.set(ctx, parseExpand(value));
       return undefined;
@@ -210,9 +228,11 @@ export function expand(options: Record<string, never> = {}): Plugin {
     // Synchronous when nothing is to be expanded: most requests pass without a promise.
     serialize(body, ctx) {
       const tree = trees.get(ctx);
-      if (!tree) return undefined;
+      const selection = selections.get(ctx);
+      const answer = () => (selection ? projectAnswer(body, selection) : body);
+      if (!tree) return selection && answer();
       const page = body as { results?: Resource[] };
-      return expandLevel(ctx, 'zaak', Array.isArray(page.results) ? page.results : [body as Resource], tree).then(() => body);
+      return expandLevel(ctx, 'zaak', Array.isArray(page.results) ? page.results : [body as Resource], tree).then(answer);
     },
   };
 }

@@ -186,6 +186,14 @@ export interface RequestContext {
    * operation renders is read no earlier, so an answer remembered with a revision is that revision's.
    */
   zaakRevision?: string;
+  /**
+   * The zaak attributes the answer uses, when a `preHandler` trims it to some (`fields` of `_zoek`);
+   * undefined: all. The zaak lists (`zaak_list`, `zaak__zoek`) then read the attributes derived from a
+   * zaak's records (`rollen`, `status`, `deelzaken`, ...) only when one of them is named here, and
+   * otherwise hand out zaken without them (no subselect per record kind): `representZaken` hooks and
+   * what follows then see only the zaak's own attributes.
+   */
+  zaakAttributes?: ReadonlySet<string>;
   /** Writes: the values about to be stored (API field names); `beforeWrite` hooks may derive more. */
   data?: Record<string, unknown>;
   /** Writes: the representation after the write. */

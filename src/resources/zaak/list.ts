@@ -152,7 +152,7 @@ export async function listPage(ctx: RequestContext, rendered: Rendered, listFilt
     count = Number(rows.length ? rows[0].total : (await countQuery(ctx, filters, values))[0].count);
     keys = rows;
   }
-  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, rendered, ctx, keys));
+  ctx.response.body = paginated(ctx, page, count, await renderedZaken(db, rendered, ctx, keys, [], ctx.zaakAttributes));
 }
 
 export const searchSchema = {

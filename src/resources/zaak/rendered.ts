@@ -4,8 +4,8 @@ import { RenderingCache, handOut, renderingOf, type Rendering } from '../../http
 import { directRows } from '../../storage/named-statement.js';
 import { PREPARED } from '../../storage/statement-batching.js';
 import { restrictToAuthorized } from '../shared/access.js';
-import { renderZaak } from './representation.js';
-import type { ZaakRow } from './columns.js';
+import { DERIVED_ATTRIBUTES, renderZaak, zaakSummary } from './representation.js';
+import { zaakColumns, type ZaakRow } from './columns.js';
 import { relationsOf, zaakColumnsWithRelations } from './relations.js';
 import { selectZaken, withRevision } from './repository.js';
 
@@ -56,20 +56,40 @@ export interface Rendered {
   ids: ZaakIds;
 }
 
+/** Whether an answer using these zaak attributes (all when undefined) needs those derived from the zaak's records. */
+export const needsRelations = (attributes: ReadonlySet<string> | undefined) => !attributes || DERIVED_ATTRIBUTES.some((name) => attributes.has(name));
+
+/** The key of a zaak's rendering without its derived attributes: kept beside its full rendering, in the same bounds. */
+const ownKey = (key: string) => `${key} own`;
+
 /**
  * The zaken of `keys` as handed-out renderings, in that order. A rendering stored for the zaak's
  * revision and base URL is reused; the others are read with their relations in one query, rendered
  * and stored. A rendering depends on nothing else: authorization decides which zaken a client gets,
  * never their fields, and what plugins change per request (CRS, expand, API version) they change on
  * the copy, which is then serialized anew.
+ *
+ * `attributes`: the zaak attributes the answer uses (`ctx.zaakAttributes`). When none is derived from
+ * the zaak's records, a zaak without a stored rendering is read without its relations (no subselect
+ * per record kind) and handed out without the derived attributes, that rendering stored apart.
  */
-export async function renderedZaken(db: Knex, { renderings, ids }: Rendered, ctx: RequestContext, keys: ZaakKey[], read: ZaakRow[] = []): Promise<Record<string, unknown>[]> {
+export async function renderedZaken(
+  db: Knex,
+  { renderings, ids }: Rendered,
+  ctx: RequestContext,
+  keys: ZaakKey[],
+  read: ZaakRow[] = [],
+  attributes?: ReadonlySet<string>,
+): Promise<Record<string, unknown>[]> {
   const baseUrl = ctx.baseUrl;
+  const relations = needsRelations(attributes);
   const keyOf = (id: number) => renderingKey(baseUrl, id);
   const found = new Map<number, Rendering>();
   const missing: number[] = [];
   for (const key of keys) {
-    const stored = key.revision == null ? undefined : renderings.get(keyOf(key.id), String(key.revision));
+    const revision = key.revision == null ? undefined : String(key.revision);
+    // A full rendering serves an answer without the derived attributes too.
+    const stored = revision === undefined ? undefined : (renderings.get(keyOf(key.id), revision) ?? (relations ? undefined : renderings.get(ownKey(keyOf(key.id)), revision)));
     if (stored) found.set(key.id, stored);
     else missing.push(key.id);
   }
@@ -77,16 +97,17 @@ export async function renderedZaken(db: Knex, { renderings, ids }: Rendered, ctx
     // Rows the caller read with their relations already need no statement of their own.
     const ready = read.filter((row) => missing.includes(row.id));
     const unread = missing.filter((id) => !ready.some((row) => row.id === id));
-    const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(zaakColumnsWithRelations(db));
+    const columns = relations ? zaakColumnsWithRelations(db) : zaakColumns(db);
+    const query = withRevision(selectZaken(db)).whereRaw('zaak.id = any(?)', [unread]).select(columns);
     // A zaak may have changed since the caller's statement: read again, it is sent only if the client may still see it.
     restrictToAuthorized(query, ctx.principal);
     const rows = [...ready, ...(unread.length ? await directRows<ZaakRow>(db, query, PREPARED) : [])];
-    const relations = relationsOf(rows);
+    const rowRelations = relations ? relationsOf(rows) : undefined;
     for (const row of rows) {
-      const rendering = renderingOf(renderZaak(row, relations, baseUrl));
+      const rendering = renderingOf(rowRelations ? renderZaak(row, rowRelations, baseUrl) : zaakSummary(row, baseUrl));
       found.set(row.id, rendering);
       if (row.revision != null) {
-        renderings.set(keyOf(row.id), String(row.revision), rendering);
+        renderings.set(rowRelations ? keyOf(row.id) : ownKey(keyOf(row.id)), String(row.revision), rendering);
         ids.set(row.uuid, row.id);
       }
     }

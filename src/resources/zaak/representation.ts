@@ -57,7 +57,9 @@ export function renderZaak(row: ZaakRow, relations: ZaakRelations, baseUrl: stri
 }
 
 const NO_RELATIONS = noRelations();
-const DERIVED_LISTS = new Set(['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat']);
+/** The attributes derived from a zaak's records (and deelzaken): rendering them costs a subselect each. */
+export const DERIVED_ATTRIBUTES = ['deelzaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten', 'zaakobjecten', 'resultaat'] as const;
+const DERIVED_LISTS = new Set<string>(DERIVED_ATTRIBUTES);
 
 /** A rendered zaak's own fields, without those derived from its records: what `ctx.zaak` holds. */
 export function ownFields(zaak: Readonly<Record<string, unknown>>): Record<string, unknown> {
