@@ -57,7 +57,7 @@ export interface Rendered {
 }
 
 /** Whether an answer using these zaak attributes (all when undefined) needs those derived from the zaak's records. */
-export const needsRelations = (attributes: ReadonlySet<string> | undefined) => !attributes || DERIVED_ATTRIBUTES.some((name) => attributes.has(name));
+const needsRelations = (attributes: ReadonlySet<string> | undefined) => !attributes || DERIVED_ATTRIBUTES.some((name) => attributes.has(name));
 
 /** The key of a zaak's rendering without its derived attributes: kept beside its full rendering, in the same bounds. */
 const ownKey = (key: string) => `${key} own`;
