@@ -1,7 +1,7 @@
 import { checkOptions, optionsSchema, type Plugin } from '../../src/plugin-api.js';
 import { lifecycle } from './lifecycle.js';
 import { lookups } from './lookups.js';
-import { validateRecord } from './records.js';
+import { recheckRecord, validateRecord } from './records.js';
 import { ZAAK_WRITES, hoofdzaakOf, recheckZaak, validateZaak } from './zaak.js';
 
 export interface ZrcRulesOptions {
@@ -40,6 +40,7 @@ export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
     },
     async beforeWrite(ctx) {
       const hoofdzaak = await hoofdzaakOf(ctx);
+      recheckRecord(ctx);
       await states.beforeWrite(ctx, hoofdzaak ? [hoofdzaak] : []);
       await recheckZaak(ctx, remote, hoofdzaak);
     },

@@ -59,6 +59,8 @@ export interface ZaakRecordDefinition {
   /** Name in summaries, e.g. `STATUS`. */
   label: string;
   actions: readonly RecordAction[];
+  /** The OpenAPI `description` of some of its operations, where a rule should be read there. */
+  descriptions?: Partial<Record<RecordAction, string>>;
   /** Scopes per kind of operation; any one of a list suffices. */
   scopes: { read: string[]; create: string[]; update?: string[]; destroy?: string[] };
   /** Lists are paginated, or bare arrays, as the contract says. */
@@ -66,6 +68,16 @@ export interface ZaakRecordDefinition {
   /** Stored fields besides `zaak`, client-writable or derived when written. */
   fields: StoredField[];
   filters?: RecordFilter[];
+  /**
+   * The record stays with the zaak it was made for: an update naming another zaak is refused
+   * (`zaak` / `wijzigen-niet-toegelaten`) instead of moving it.
+   */
+  staysWithZaak?: boolean;
+  /**
+   * A PUT replaces the record as a whole: the writable fields it leaves out are cleared, not kept
+   * from before (PATCH and service updates still change only what they name).
+   */
+  replacedByPut?: boolean;
   /** A polymorphic field whose shape depends on a discriminator (Rol.betrokkeneIdentificatie). */
   variant?: { discriminator: string; field: string };
   /** Rules beyond the schema, on the complete record after the change. */

@@ -16,6 +16,11 @@ export function recordKind(def: ZaakRecordDefinition) {
   const extra = def.variant ? { [def.variant.field]: { type: 'object', nullable: true } } : {};
   const bodySchema = requestSchema(schema, { extra });
   const patchSchema = requestSchema(schema, { partial: true, extra });
+  // A replacing PUT clears the writable stored fields it leaves out (`zaak` it requires).
+  const clearedByPut = Object.fromEntries(def.fields.filter((f) => Object.hasOwn(bodySchema.properties as object, f.field)).map((f) => [f.field, null]));
+  /** The fields a request writes: as sent; for a PUT of a record it replaces, with what it leaves out cleared. */
+  const writtenFields = (body: Record<string, unknown> | undefined, action: string): Record<string, unknown> =>
+    def.replacedByPut && action === 'update' ? { ...clearedByPut, ...body } : { ...body };
   const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
     `${baseUrl}${def.path.replace('{zaak_uuid}', row.zaak_uuid)}/${row.uuid}`;
 
@@ -79,7 +84,7 @@ export function recordKind(def: ZaakRecordDefinition) {
     return (await render(db, [row], baseUrl))[0];
   }
 
-  return { def, nested, schema, bodySchema, patchSchema, select, render, renderRows, toColumns, findRow, renderById, variantErrors };
+  return { def, nested, schema, bodySchema, patchSchema, writtenFields, select, render, renderRows, toColumns, findRow, renderById, variantErrors };
 }
 
 export type RecordKind = ReturnType<typeof recordKind>;

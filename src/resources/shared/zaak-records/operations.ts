@@ -132,6 +132,7 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       },
       openapi: {
         summary: action === 'update' ? `Werk een ${def.label} in zijn geheel bij.` : `Werk een ${def.label} deels bij.`,
+        description: def.descriptions?.[action],
         tags: [def.tag],
         successStatus: 200,
         responseSchema: ref,

@@ -11,12 +11,15 @@ import type { RecordKind } from './kind.js';
 /** What a request's steps found (the zaak, the record, prepared columns), for the steps after them. */
 export const requestState = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; columns?: Record<string, unknown> }>();
 
+/** A record that stays with its zaak (`staysWithZaak`) named with another. */
+export const ZAAK_UNCHANGEABLE: InvalidParam = { name: 'zaak', code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' };
+
 /**
  * The steps of a record request before its `execute`: finding the record and its zaak, the rules,
  * look-ups and derived values of a write, and the zaken locked inside its transaction.
  */
 export function requestSteps(kind: RecordKind) {
-  const { def, nested, schema, render, findRow, variantErrors } = kind;
+  const { def, nested, schema, writtenFields, render, findRow, variantErrors } = kind;
   /**
    * Detail operations: the record and its zaak, or 404. The zaak (and its revision) is read first, the
    * record after it: what is rendered is never older than the revision a cache remembers it by.
@@ -63,12 +66,19 @@ export function requestSteps(kind: RecordKind) {
   }
 
   const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
+  /** Updates that name another zaak for a record that stays with its own: refused in `recordErrors`. */
+  const movingAway = new WeakSet<RequestContext>();
 
   /** Writes, before the scope check: the record (updates) and the zaak it will belong to. */
   async function locate(ctx: RequestContext, creating: boolean): Promise<void> {
     const current = creating ? undefined : await loadCurrent(ctx);
-    const zaak = await zaakFor(ctx, { ...ctx.body });
     const before = requestState.get(ctx)?.zaak;
+    let zaak = await zaakFor(ctx, { ...ctx.body });
+    if (def.staysWithZaak && before && zaak.id !== before.id) {
+      // Judged on its own zaak only: the other zaak is neither authorized nor looked at.
+      movingAway.add(ctx);
+      zaak = before;
+    }
     // Moving a record to another zaak needs the scope on both.
     const subjects = [...(before && before.id !== zaak.id ? [before] : []), zaak].map((z) => zaakSummary(z, ctx.baseUrl));
     subjectsByCtx.set(ctx, subjects);
@@ -79,15 +89,16 @@ export function requestSteps(kind: RecordKind) {
   /** The record's rules beyond the schema, on the record as it will be, and its conflicts with stored records. */
   async function recordErrors(ctx: RequestContext, creating: boolean): Promise<InvalidParam[]> {
     const { zaak, row: current } = requestState.get(ctx)!;
-    const record = { ...(ctx.current ?? {}), ...ctx.body };
+    const record = { ...(ctx.current ?? {}), ...writtenFields(ctx.body, ctx.operation.action) };
     const conflicts = (await def.conflicts?.({ ctx, db: ctx.registry.storage.knex, creating, zaak, current })) ?? [];
-    return [...variantErrors(record), ...(def.check?.(record) ?? []), ...conflicts];
+    const moved = movingAway.has(ctx) ? [ZAAK_UNCHANGEABLE] : [];
+    return [...moved, ...variantErrors(record), ...(def.check?.(record) ?? []), ...conflicts];
   }
 
   /** Writes, once authorized: look-ups and derived values. */
   async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
     const { zaak, row: current } = requestState.get(ctx)!;
-    const data: Record<string, unknown> = { ...ctx.body };
+    const data = writtenFields(ctx.body, ctx.operation.action);
     const context: PrepareContext = { ctx, db: ctx.registry.storage.knex, creating, zaak, current };
     await def.authorize?.(context);
     const columns = (await def.prepare?.(data, context)) ?? {};

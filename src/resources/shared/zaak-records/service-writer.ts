@@ -7,6 +7,7 @@ import { localZaakUuid, UUID_PATTERN } from '../references.js';
 import type { RecordRow, RecordWriter, RecordWriteScope } from './definition.js';
 import type { RecordKind } from './kind.js';
 import type { RecordWrites } from './writes.js';
+import { ZAAK_UNCHANGEABLE } from './request-steps.js';
 
 /** Writes of a record kind without a request, in the caller's transaction (`services.zaken`). */
 export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWriter {
@@ -68,6 +69,7 @@ export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWrit
       const row = await lockedRecord(scope, record);
       const before = (await render(scope.tx, [row], scope.baseUrl))[0];
       const zaak = 'zaak' in data ? await zaakOfServiceWrite(scope, data) : (await findZaakByUuid(scope.tx, row.zaak_uuid))!;
+      if (def.staysWithZaak && zaak.id !== row.zaak_id) throw validationError([ZAAK_UNCHANGEABLE]);
       const { fields, columns } = await prepareServiceWrite(scope, data, zaak, { row, record: before });
       return updateRecord(serviceOrigin(scope, 'partial_update', 200), zaak, row.id, before, fields, columns);
     },
