@@ -20,8 +20,9 @@ export const zrcRulesOptionsSchema = optionsSchema<ZrcRulesOptions>({
 
 /**
  * The run-time rules of the Zaken API standard beyond the schemas (zrc-001, 002, 003, 004, 010, 011,
- * 013, 014, 015, 016…020, 023; the core covers 009, 012 and the uniqueness of zrc-002) and the
- * lifecycle of a zaak: closing by its end status, the closed zaak's protection, reopening, archiefstatus.
+ * 013, 014, 015, 016…020, 023, and no status before its zaak's startdatum; the core covers 009, 012
+ * and the uniqueness of zrc-002) and the lifecycle of a zaak: closing by its end status, the closed
+ * zaak's protection, reopening, archiefstatus.
  */
 export function zrcRules(options: ZrcRulesOptions = {}): Plugin {
   checkOptions('zrcRules', zrcRulesOptionsSchema, options);
