@@ -11,7 +11,7 @@ import type { RecordKind } from './kind.js';
 /** What a request's steps found (the zaak, the record, prepared columns), for the steps after them. */
 export const requestState = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; columns?: Record<string, unknown> }>();
 
-/** A record that stays with its zaak (`staysWithZaak`) named with another. */
+/** The answer to an update naming another zaak for a record that stays with its own (`staysWithZaak`). */
 export const ZAAK_UNCHANGEABLE: InvalidParam = { name: 'zaak', code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' };
 
 /**
