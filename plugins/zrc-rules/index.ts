@@ -1,5 +1,5 @@
 import { checkOptions, optionsSchema, type Plugin } from '../../src/plugin-api.js';
-import { ZAAKEIGENSCHAP_WRITES, eigenschapSpecificatie, type SpecificatieMode } from './eigenschap.js';
+import { ZAAKEIGENSCHAP_WRITES, eigenschapSpecificatie } from './eigenschap.js';
 import { lifecycle } from './lifecycle.js';
 import { lookups } from './lookups.js';
 import { validateRecord } from './records.js';
@@ -18,7 +18,7 @@ export interface ZrcRulesOptions {
    * stores it and answers with an `X-Warning` header; `reject` answers 400 (`waarde`,
    * `specificatie-…`) and stores nothing.
    */
-  eigenschapSpecificatie?: SpecificatieMode;
+  eigenschapSpecificatie?: 'warn' | 'reject';
 }
 
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.zrc-rules`. */
