@@ -91,7 +91,7 @@ describe('options from code are checked as strictly as the config file', () => {
 
   it("names each built-in plugin's unknown options, with the allowed ones", () => {
     assert.throws(() => zrcRules({ referenceCacheTtl: 1000 } as never), {
-      message: 'zrcRules: referenceCacheTtl is not a known option (did you mean referenceCacheTtlMs?); allowed: referenceCacheTtlMs',
+      message: 'zrcRules: referenceCacheTtl is not a known option (did you mean referenceCacheTtlMs?); allowed: referenceCacheTtlMs, eigenschapSpecificatie',
     });
     assert.throws(() => caching({ maxEntrie: 10 } as never), /caching: maxEntrie is not a known option \(did you mean maxEntries\?\); allowed: maxEntries, vary$/);
     assert.throws(() => geoCrs({ storageCRS: 'EPSG:28992' } as never), /geoCrs: storageCRS is not a known option \(did you mean storageCrs\?\)/);
