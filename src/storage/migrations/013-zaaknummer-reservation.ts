@@ -12,10 +12,10 @@ import type { Migration } from '../types.js';
  * - the `zaaknummer_reserved` check on the zaak table: a zaak may carry a reserved number only with the
  *   bronorganisatie it was reserved for, whatever path writes it.
  *
- * A client may give a zaak a number of the generated form that nobody reserved (zaken taken over from
- * another registry numbered the same way). Both sides take a transaction lock on the number before
- * they look at the other's table, so such a zaak and a reservation of the same number, committed at
- * the same moment, cannot both pass: the later one sees the earlier.
+ * A client may still give a zaak a number of the generated form that nobody reserved (zaken taken
+ * over from another registry numbered the same way); generation and reservations skip it once it is
+ * committed. The check takes no lock per number: a bulk insert of many zaken in one transaction would
+ * hold one each and run out of the server's lock table.
  */
 export const zaaknummerReservationMigration: Migration = {
   name: 'core/013_zaaknummer_reservation',
@@ -27,11 +27,6 @@ export const zaaknummerReservationMigration: Migration = {
         client_id varchar(255) not null default '',
         reserved_at timestamptz not null default now()
       )`);
-    // One lock key per number, apart from any other advisory lock (none else in the core).
-    await knex.raw(`
-      create function zaaknummer_lock(identificatie text) returns void language sql as $$
-        select pg_advisory_xact_lock(hashtext('zaaknummer_reservation'), hashtext(identificatie))
-      $$`);
     await knex.raw(`
       create function zaaknummer_reserve(organisatie text, n int, client text) returns setof text language plpgsql as $$
       declare
@@ -40,7 +35,6 @@ export const zaaknummerReservationMigration: Migration = {
       begin
         while reserved < n loop
           candidate := 'ZAAK-' || extract(year from current_date)::int || '-' || lpad(nextval('zaak_identificatie_seq')::text, 10, '0');
-          perform zaaknummer_lock(candidate);
           if not exists (select 1 from zaak where identificatie = candidate) then
             insert into zaaknummer_reservation (identificatie, bronorganisatie, client_id) values (candidate, organisatie, client);
             reserved := reserved + 1;
@@ -60,7 +54,6 @@ export const zaaknummerReservationMigration: Migration = {
         if new.identificatie !~ '^ZAAK-[0-9]{4}-[0-9]{10}$' then
           return new;
         end if;
-        perform zaaknummer_lock(new.identificatie);
         select bronorganisatie into reserved_for from zaaknummer_reservation where identificatie = new.identificatie;
         if reserved_for is not null and reserved_for <> new.bronorganisatie then
           raise exception 'zaaknummer % is reserved for another bronorganisatie', new.identificatie
@@ -76,7 +69,6 @@ export const zaaknummerReservationMigration: Migration = {
     await knex.raw('drop trigger zaaknummer_reserved on zaak');
     await knex.raw('drop function zaaknummer_reserved_check()');
     await knex.raw('drop function zaaknummer_reserve(text, int, text)');
-    await knex.raw('drop function zaaknummer_lock(text)');
     await knex.raw('drop table zaaknummer_reservation');
   },
 };
