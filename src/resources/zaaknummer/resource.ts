@@ -3,7 +3,7 @@ import type { OpenApiFragment } from '../../openapi/build.js';
 import { rsinSchema } from '../../schema/rsin.js';
 
 /** The most zaaknummers one request reserves: enough for a batch, too few to drain the sequence. */
-export const MAX_ZAAKNUMMERS = 100;
+const MAX_ZAAKNUMMERS = 100;
 
 const requestRef = { $ref: '#/components/schemas/ReserveZaakIdentificatieRequest' };
 const zaaknummerRef = { $ref: '#/components/schemas/ReserveZaakIdentificatie' };
