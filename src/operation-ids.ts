@@ -7,6 +7,7 @@
  */
 export const CORE_OPERATIONS = {
   zaak: ['list', 'create', '_zoek', 'retrieve', 'update', 'partial_update', 'destroy'],
+  zaaknummer: ['reserveren'],
   klantcontact: ['list', 'create', 'retrieve'],
   resultaat: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
   rol: ['list', 'create', 'retrieve', 'headers', 'update', 'destroy'],
