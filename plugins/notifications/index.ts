@@ -1,6 +1,6 @@
 import { checkOptions, optionsSchema, deliveryFailure, type ChangeAction, type OutboxDelivery, type Plugin, type RegistryServices, type RemoteClient, type RemoteCredentials, type ResourceChange } from '../../src/plugin-api.js';
 
-/** The resources and actions the Zaken API 1.5.1 contract says are published (`update` covers PUT and PATCH). */
+/** The resources and actions the Zaken API contract says are published (`update` covers PUT and PATCH), and zaaknotitie. */
 export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
   zaak: ['create', 'update', 'destroy'],
   status: ['create'],
@@ -13,6 +13,8 @@ export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
   zaakbesluit: ['create'],
   zaakcontactmoment: ['create'],
   zaakverzoek: ['create'],
+  // Not in the contract's list: a note is published like the zaak's other records (see the README).
+  zaaknotitie: ['create', 'update', 'destroy'],
 };
 
 /** The kenmerken of kanaal `zaken`: what subscribers filter on. */
