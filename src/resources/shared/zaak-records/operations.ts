@@ -26,9 +26,10 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
   const read = { write: false, resource: def.name, scopes: def.scopes.read } as const;
   const operations: Operation[] = [];
   const has = (action: RecordAction) => def.actions.includes(action);
-  /** The operationId of an action the record serves, under the contract's name for it. */
-  const idOf = (action: RecordAction) => `${def.name}_${has(action) ? action : CONTRACT_NAMES[action]}`;
-  const serves = (action: RecordAction) => has(action) || (CONTRACT_NAMES[action] !== undefined && has(CONTRACT_NAMES[action]));
+  /** The name the record serves an action under (its operationId's suffix), or undefined when it does not serve it. */
+  const servedAs = (action: RecordAction) => [action, CONTRACT_NAMES[action]].find((name) => name !== undefined && has(name));
+  const retrieveName = servedAs('retrieve');
+  const destroyName = servedAs('destroy');
   const filters = [...(nested ? [] : [zaakFilter(zaakField)]), ...(def.filters ?? [])];
 
   if (has('list')) {
@@ -101,10 +102,10 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       },
     });
   }
-  if (serves('retrieve')) {
+  if (retrieveName) {
     operations.push({
       ...read,
-      id: idOf('retrieve'),
+      id: `${def.name}_${retrieveName}`,
       method: 'get',
       path: detailPath,
       action: 'retrieve',
@@ -149,9 +150,9 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       },
     });
   }
-  if (serves('destroy')) {
+  if (destroyName) {
     operations.push({
-      id: idOf('destroy'),
+      id: `${def.name}_${destroyName}`,
       method: 'delete',
       path: detailPath,
       resource: def.name,
