@@ -507,6 +507,27 @@ for (const backend of BACKENDS) {
         assert.equal((await get(zaak.url)).body.einddatum, '2024-03-08', 'a corrected end status moves einddatum');
       });
 
+      it('guards its notes too: written, changed and removed only with zaken.geforceerd-bijwerken beside zaken.bijwerken', async () => {
+        const zaak = await closedZaak();
+        const input = { gerelateerdAan: zaak.url, onderwerp: 'Na afsluiten', tekst: 'Correctie nodig.' };
+        const existing = await post('/zaaknotities', input); // admin has every scope
+        assert.equal(existing.status, 201, existing.text);
+        const trail = (await get(`/zaken/${zaak.uuid}/audittrail`)).body.length;
+        const attempts = [
+          await post('/zaaknotities', input, 'behandelaar'),
+          await patch(existing.body.url, { tekst: 'Anders.' }, 'behandelaar'),
+          await as('behandelaar', existing.body.url, { method: 'PUT', json: { ...input, tekst: 'Anders.' } }),
+          await as('behandelaar', existing.body.url, { method: 'DELETE' }),
+        ];
+        for (const response of attempts) assert.deepEqual([response.status, response.body?.code], [403, 'permission_denied'], response.text);
+        assert.equal((await get(`/zaken/${zaak.uuid}/audittrail`)).body.length, trail, 'nothing written');
+        assert.equal((await as('behandelaar', existing.body.url)).status, 200, 'reading stays allowed');
+        assert.equal((await post('/zaaknotities', input, 'forceer')).status, 201);
+        const forced = await patch(existing.body.url, { tekst: 'Gecorrigeerd.' }, 'forceer');
+        assert.equal(forced.status, 200, forced.text);
+        assert.equal((await as('forceer', existing.body.url, { method: 'DELETE' })).status, 204);
+      });
+
       it('answers a validation error before its 403, as the reference orders them: a second resultaat is 400 unique', async () => {
         const zaak = await closedZaak();
         const second = await post('/resultaten', { zaak: zaak.url, resultaattype: world.types.resultaat }, 'behandelaar');

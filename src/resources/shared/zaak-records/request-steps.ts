@@ -19,7 +19,7 @@ export const ZAAK_UNCHANGEABLE: InvalidParam = { name: 'zaak', code: 'wijzigen-n
  * look-ups and derived values of a write, and the zaken locked inside its transaction.
  */
 export function requestSteps(kind: RecordKind) {
-  const { def, nested, schema, writtenFields, render, findRow, variantErrors } = kind;
+  const { def, nested, zaakField, schema, writtenFields, render, findRow, variantErrors } = kind;
   /**
    * Detail operations: the record and its zaak, or 404. The zaak (and its revision) is read first, the
    * record after it: what is rendered is never older than the revision a cache remembers it by.
@@ -46,22 +46,23 @@ export function requestSteps(kind: RecordKind) {
     return row;
   }
 
-  /** The zaak of a new or changed record: from the path (nested) or the `zaak` URL in the body. */
+  /** The zaak of a new or changed record: from the path (nested) or the zaak URL in the body (`zaak`, `gerelateerdAan`). */
   async function zaakFor(ctx: RequestContext, data: Record<string, unknown>): Promise<ZaakRow> {
     const db = ctx.registry.storage.knex;
+    const url = data[zaakField];
     if (nested) {
       const zaak = await findZaakByUuid(db, ctx.params.zaak_uuid);
       if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-      if (typeof data.zaak === 'string' && localZaakUuid(ctx.baseUrl, data.zaak) !== zaak.uuid) {
-        throw invalidParam('zaak', 'invalid', 'De zaak moet de zaak uit het pad zijn.');
+      if (typeof url === 'string' && localZaakUuid(ctx.baseUrl, url) !== zaak.uuid) {
+        throw invalidParam(zaakField, 'invalid', 'De zaak moet de zaak uit het pad zijn.');
       }
       return zaak;
     }
-    if (typeof data.zaak !== 'string') return requestState.get(ctx)!.zaak; // a partial update keeps the record's zaak
-    const uuid = localZaakUuid(ctx.baseUrl, data.zaak);
-    if (!uuid) throw invalidParam('zaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
+    if (typeof url !== 'string') return requestState.get(ctx)!.zaak; // a partial update keeps the record's zaak
+    const uuid = localZaakUuid(ctx.baseUrl, url);
+    if (!uuid) throw invalidParam(zaakField, 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
     const zaak = await findZaakByUuid(db, uuid);
-    if (!zaak) throw invalidParam('zaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    if (!zaak) throw invalidParam(zaakField, 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
     return zaak;
   }
 
@@ -102,7 +103,7 @@ export function requestSteps(kind: RecordKind) {
     const context: PrepareContext = { ctx, db: ctx.registry.storage.knex, creating, zaak, current };
     await def.authorize?.(context);
     const columns = (await def.prepare?.(data, context)) ?? {};
-    if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
+    if (!nested || zaakField in (schema.properties as object)) data[zaakField] = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
     requestState.set(ctx, { zaak, row: current, columns });
   }
