@@ -85,5 +85,8 @@ async function expandLevel(session: ExpansionSession, entries: Entry[], tree: Ex
  * other ways of asking for expansions (`fields` of `_zoek`): parse with `parseExpand`, run with this.
  */
 export async function expandResources(ctx: RequestContext, root: LocalKind, resources: Resource[], tree: ExpandTree, settings: ExpandSettings): Promise<void> {
-  await expandLevel(expansionSession(ctx, settings), resources.map((resource) => ({ resource, kind: root })), tree, '');
+  const session = expansionSession(ctx, settings);
+  // As they are before expansion: a copy placed elsewhere in the tree gets its own `_expand`.
+  for (const resource of resources) session.remember({ resource: { ...resource }, kind: root });
+  await expandLevel(session, resources.map((resource) => ({ resource, kind: root })), tree, '');
 }

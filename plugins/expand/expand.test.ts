@@ -194,49 +194,4 @@ for (const backend of BACKENDS) {
       assert.ok(page.some((z: any) => z._expand.hoofdzaak.url === hoofdzaak.url));
     });
   });
-
-  describe(`expand plugin on ${backend.name}: loading in batches`, () => {
-    let api: TestServer;
-    const post = async (path: string, json: unknown) => {
-      const response = await api.request(path, { method: 'POST', json });
-      assert.equal(response.status, 201, response.text);
-      return response.body;
-    };
-
-    before(async () => {
-      api = await startRegistry(await backend.open(), { plugins: [expand()] });
-      const hoofdzaak = await post('/zaken', zaakInput());
-      for (let i = 0; i < 100; i++) {
-        const zaak = await post('/zaken', zaakInput({ startdatum: '2030-01-01', hoofdzaak: hoofdzaak.url }));
-        await post('/statussen', { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2030-01-01T10:00:00Z' });
-        await post('/rollen', { zaak: zaak.url, betrokkeneType: 'medewerker', roltype: TYPES.roltypeBehandelaar, roltoelichting: 'x', betrokkeneIdentificatie: { identificatie: `m${i}` } });
-        await post(`/zaken/${zaak.uuid}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: TYPES.eigenschap, waarde: String(i) });
-      }
-    });
-    after(async () => api?.close());
-
-    it('runs as many queries for a page of 100 zaken as for one', async () => {
-      const knex = api.registry.services.storage.knex;
-      const count = async (query: string) => {
-        let n = 0;
-        const listener = () => n++;
-        knex.on('query', listener);
-        const response = await api.request(`/zaken?${query}&expand=zaaktype,status.statustype,rollen.roltype,hoofdzaak.status,eigenschappen,resultaat,deelzaken`);
-        knex.off('query', listener);
-        assert.equal(response.status, 200, response.text);
-        return { n, results: response.body.results };
-      };
-      const page = await count('startdatum=2030-01-01');
-      assert.equal(page.results.length, 100);
-      assert.ok(page.results.every((z: any) => z._expand.rollen.length === 1 && z._expand.eigenschappen.length === 1 && z._expand.hoofdzaak.url));
-      const single = await count(`startdatum=2030-01-01&identificatie=${page.results[0].identificatie}`);
-      assert.equal(single.results.length, 1);
-      // Both read with their renderings stored (the page stored them): the same statements.
-      const again = await count('startdatum=2030-01-01');
-      assert.equal(again.n, single.n, `100 zaken: ${again.n} queries, 1 zaak: ${single.n}`);
-      // Rendering the page's zaken the first time is one statement more, however many there are.
-      assert.equal(page.n, again.n + 1);
-      assert.ok(page.n <= 40, `${page.n} queries`);
-    });
-  });
 }

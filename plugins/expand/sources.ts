@@ -32,6 +32,8 @@ export interface ExpansionSession {
   load(links: Link[]): Promise<Map<string, Loaded | null>>;
   /** Counts objects about to be placed in the answer; over `maxObjects` it is a 400. */
   place(count: number): void;
+  /** A resource the request answers anyway (the page's own): reached again, it is not read again. */
+  remember(loaded: Loaded): void;
 }
 
 /** zrc-028: the expanded answer cannot be made. */
@@ -175,6 +177,9 @@ export function expansionSession(ctx: RequestContext, settings: ExpandSettings):
       };
       await Promise.all([loadLocal(), eachBounded(fetched, settings.remoteConcurrency, (fetch) => fetch())]);
       return new Map(links.map(({ url }) => [url, memo.get(url) ?? null]));
+    },
+    remember(loaded) {
+      memo.set(String(loaded.resource.url), loaded);
     },
     place(count) {
       objects += count;
