@@ -17,8 +17,8 @@ export interface GuardedApiServer {
   resource(fields?: Record<string, unknown>): string;
   /** Every request received, with its `Authorization` header. */
   requests: RecordedRequest[];
-  /** The most requests it was answering at one time. */
-  readonly mostInFlight: number;
+  /** The most requests it was answering at one time (set it to 0 to measure anew). */
+  mostInFlight: number;
   /** How long it holds each answer, in ms (default 0): makes requests overlap, to see how many run at once. */
   holdMs: number;
   readonly mode: Mode;
@@ -35,7 +35,6 @@ export async function startGuardedApi(kind: GuardedApiKind, clients: Record<stri
   const path = `/${kind}/api/v1`;
   const stored = new Map<string, Record<string, unknown>>();
   let inFlight = 0;
-  let mostInFlight = 0;
 
   async function clientOf(header: string | undefined): Promise<string | undefined> {
     const token = header?.match(/^Bearer (.+)$/)?.[1];
@@ -54,7 +53,7 @@ export async function startGuardedApi(kind: GuardedApiKind, clients: Record<stri
   const requests: RecordedRequest[] = [];
   const modal = await listenWithModes(requests, async (req, res) => {
     inFlight++;
-    mostInFlight = Math.max(mostInFlight, inFlight);
+    state.mostInFlight = Math.max(state.mostInFlight, inFlight);
     try {
       if (state.holdMs) await new Promise((resolve) => setTimeout(resolve, state.holdMs));
       const clientId = await clientOf(req.headers.authorization);
@@ -77,9 +76,7 @@ export async function startGuardedApi(kind: GuardedApiKind, clients: Record<stri
       return url;
     },
     requests,
-    get mostInFlight() {
-      return mostInFlight;
-    },
+    mostInFlight: 0,
     holdMs: 0,
     get mode() {
       return modal.mode;
