@@ -10,7 +10,7 @@ export type { LocalKind } from './relations.js';
 export interface ExpandOptions {
   /** Most objects one answer may hold under `_expand`, at every level together (default 10,000). */
   maxObjects?: number;
-  /** Most resources one request may look up in other APIs, catalog types included (default 500). */
+  /** Most resources one request may look up in other APIs, catalog types included (default 1,000). */
   maxRemoteFetches?: number;
   /** Most remote look-ups of one request at the same time (default 8). */
   remoteConcurrency?: number;
@@ -22,13 +22,13 @@ export interface ExpandOptions {
   remoteCredentials?: 'caller' | 'registry';
 }
 
-const DEFAULTS: ExpandSettings = { maxObjects: 10_000, maxRemoteFetches: 500, remoteConcurrency: 8, remoteCredentials: 'caller' };
+const DEFAULTS: ExpandSettings = { maxObjects: 10_000, maxRemoteFetches: 1_000, remoteConcurrency: 8, remoteCredentials: 'caller' };
 
 /** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.expand`. */
 export const expandOptionsSchema = optionsSchema<ExpandOptions>(
   {
     maxObjects: { type: 'integer', minimum: 1, description: 'Most objects one answer may hold under _expand, at every level together (default 10000); more is a 400 expand-limit.' },
-    maxRemoteFetches: { type: 'integer', minimum: 0, description: 'Most resources one request may look up in other APIs, catalog types included (default 500); more is a 400 expand-limit.' },
+    maxRemoteFetches: { type: 'integer', minimum: 0, description: 'Most resources one request may look up in other APIs, catalog types included (default 1000); more is a 400 expand-limit.' },
     remoteConcurrency: { type: 'integer', minimum: 1, maximum: 64, description: 'Most remote look-ups of one request at the same time (default 8).' },
     remoteCredentials: {
       type: 'string',
