@@ -1,7 +1,7 @@
 import type { ZaakRecordKind } from '../../src/plugin-api.js';
 
 /** A resource of this registry that can be expanded: a zaak or one of its records. */
-export type LocalKind = 'zaak' | Exclude<ZaakRecordKind, 'klantcontact' | 'zaakcontactmoment' | 'zaakverzoek'>;
+export type LocalKind = 'zaak' | Exclude<ZaakRecordKind, 'klantcontact' | 'zaakcontactmoment' | 'zaakverzoek' | 'zaaknotitie'>;
 
 /**
  * What an attribute of a resource of this registry links to: a zaak or a record (loaded from
