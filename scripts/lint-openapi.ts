@@ -35,6 +35,11 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
     covers: (f, document) => ['bbox-crs', 'filter-crs'].includes(f.path.reduce((node: any, key) => node?.[key], document)),
     reason: 'The geospatial rules and OGC API Features (Part 2, Part 3) name the CRS parameters `bbox-crs` and `filter-crs`.',
   },
+  {
+    rule: 'nlgov:paths-kebab-case',
+    covers: (f) => f.path[0] === 'paths' && f.path[1] === '/zaaknummer_reserveren',
+    reason: 'Zaken API 1.7 names the reservation path `/zaaknummer_reserveren`.',
+  },
 ];
 
 // With the oauth plugin's `oauth2` scheme and per-operation scopes, and the signing plugin's headers

@@ -4,7 +4,7 @@ export * from './plugin-api.js';
 export { zrcRules, type ZrcRulesOptions } from '../plugins/zrc-rules/index.js';
 export { archive } from '../plugins/archive/index.js';
 export { caching, type CachingOptions } from '../plugins/caching/index.js';
-export { expand } from '../plugins/expand/index.js';
+export { expand, type ExpandOptions } from '../plugins/expand/index.js';
 export { geoCrs, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
 export { registrySync, type RegistrySyncOptions } from '../plugins/registry-sync/index.js';
 export { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';

@@ -1,15 +1,17 @@
 /**
- * The operations the core serves, per resource, with each resource's actions as the Zaken API 1.5.1
+ * The operations the core serves, per resource, with each resource's actions as the Zaken API
  * contract lists them. The record resources serve exactly the actions given here (`headers` documents
- * HEAD beside a retrieve: no operation of its own), and `OperationId` is derived from this table, so
+ * HEAD beside a retrieve: no operation of its own; `read` and `delete` are retrieve and destroy under
+ * the names the contract gives them for ZaakNotitie), and `OperationId` is derived from this table, so
  * the ids plugins filter their hooks on cannot drift from the operations served. It imports nothing:
  * the plugin types, a leaf, build on it.
  */
 export const CORE_OPERATIONS = {
   zaak: ['list', 'create', '_zoek', 'retrieve', 'update', 'partial_update', 'destroy'],
+  zaaknummer: ['reserveren'],
   klantcontact: ['list', 'create', 'retrieve'],
   resultaat: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
-  rol: ['list', 'create', 'retrieve', 'headers', 'destroy'],
+  rol: ['list', 'create', 'retrieve', 'headers', 'update', 'destroy'],
   status: ['list', 'create', 'retrieve', 'headers'],
   zaakcontactmoment: ['list', 'create', 'retrieve', 'destroy'],
   zaakinformatieobject: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
@@ -17,6 +19,7 @@ export const CORE_OPERATIONS = {
   zaakverzoek: ['list', 'create', 'retrieve', 'destroy'],
   zaakbesluit: ['list', 'create', 'retrieve', 'destroy'],
   zaakeigenschap: ['list', 'create', 'retrieve', 'headers', 'update', 'partial_update', 'destroy'],
+  zaaknotitie: ['list', 'create', 'read', 'update', 'partial_update', 'delete'],
   audittrail: ['list', 'retrieve'],
   openapi: ['json', 'yaml'],
   api: ['root'],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { archive } from '../plugins/archive/index.js';
 import { caching, cachingOptionsSchema, type CachingOptions } from '../plugins/caching/index.js';
-import { expand } from '../plugins/expand/index.js';
+import { expand, expandOptionsSchema, type ExpandOptions } from '../plugins/expand/index.js';
 import { geoCrs, geoCrsOptionsSchema, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
 import { notifications, notificationsOptionsSchema, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync, registrySyncOptionsSchema } from '../plugins/registry-sync/index.js';
@@ -83,7 +83,7 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
   archive: { create: () => archive(), standard: true },
   'registry-sync': { create: (options) => registrySync(options), standard: true, fileSchema: () => registrySyncOptionsSchema },
   caching: { create: (options) => caching(options as CachingOptions), standard: true, fileSchema: () => cachingOptionsSchema },
-  expand: { create: () => expand(), standard: true },
+  expand: { create: (options) => expand(options as ExpandOptions), standard: true, fileSchema: () => expandOptionsSchema },
   // zaakgeometrie, its CRS negotiation and bbox search are part of the Zaken API contract.
   'geo-crs': { create: (options) => geoCrs(options as GeoCrsOptions), standard: true, fileSchema: () => geoCrsOptionsSchema },
   // Needs the Notificaties API's URL: only when configured.

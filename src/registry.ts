@@ -35,6 +35,7 @@ import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
 import { presetPlugins, type PresetName } from './presets.js';
 import { checkRegistryOptions, type RegistryOptionName } from './registry-options.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
+import { zaaknummerOpenApi, zaaknummerOperations } from './resources/zaaknummer/resource.js';
 import { remoteClient, type RemoteOptions } from './remote/fetch.js';
 import { createOutbox, type DispatcherOptions, type Outbox } from './outbox/index.js';
 import { startCountFolding } from './resources/zaak/count-folding.js';
@@ -230,9 +231,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const announce = (change: ResourceChange) => host.domain('resourceChanged', change);
   const records = zaakRecordResources(announce);
   const assembly: Assembly = {
-    operations: [...zaakOperations(announce, removalAnnouncer(host, records), (zaken, scope) => host.representZaken(zaken, scope)), ...records.operations, ...audittrailOperations()],
+    operations: [...zaakOperations(announce, removalAnnouncer(host, records), (zaken, scope) => host.representZaken(zaken, scope)), ...zaaknummerOperations(), ...records.operations, ...audittrailOperations()],
     migrations: [...coreMigrations],
-    fragments: [zaakOpenApi, ...records.fragments, audittrailOpenApi],
+    fragments: [zaakOpenApi, zaaknummerOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),
     versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
     assembling: true,

@@ -91,7 +91,7 @@ describe('options from code are checked as strictly as the config file', () => {
 
   it("names each built-in plugin's unknown options, with the allowed ones", () => {
     assert.throws(() => zrcRules({ referenceCacheTtl: 1000 } as never), {
-      message: 'zrcRules: referenceCacheTtl is not a known option (did you mean referenceCacheTtlMs?); allowed: referenceCacheTtlMs',
+      message: 'zrcRules: referenceCacheTtl is not a known option (did you mean referenceCacheTtlMs?); allowed: referenceCacheTtlMs, eigenschapSpecificatie',
     });
     assert.throws(() => caching({ maxEntrie: 10 } as never), /caching: maxEntrie is not a known option \(did you mean maxEntries\?\); allowed: maxEntries, vary$/);
     assert.throws(() => geoCrs({ storageCRS: 'EPSG:28992' } as never), /geoCrs: storageCRS is not a known option \(did you mean storageCrs\?\)/);
@@ -101,7 +101,9 @@ describe('options from code are checked as strictly as the config file', () => {
     assert.throws(() => oauth({ issuers: ['https://as.example.nl'], audience: 'zrc', authorizations: source, leeway: 5 } as never), /oauth: leeway is not a known option \(did you mean leewaySeconds\?\)/);
     assert.throws(() => notifications({ url: 'https://nrc.example.nl/api/v1', kanal: 'zaken' } as never), /notifications: kanal is not a known option \(did you mean kanaal\?\)/);
     assert.throws(() => archive({ maxDepth: 2 } as never), /archive: maxDepth is not a known option$/);
-    assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option$/);
+    assert.throws(() => expand({ maxDepth: 2 } as never), /expand: maxDepth is not a known option; allowed: maxObjects, maxRemoteFetches, remoteConcurrency, remoteCredentials$/);
+    assert.throws(() => expand({ maxObject: 2 } as never), /expand: maxObject is not a known option \(did you mean maxObjects\?\)/);
+    assert.throws(() => expand({ remoteCredentials: 'client' } as never), /expand: remoteCredentials must be one of "caller", "registry"$/);
   });
 
   it('signing: takes verifyRequests.methods in either case and refuses a key that is no method of an operation', async () => {

@@ -291,6 +291,8 @@ function template(component: string, world: World, r: Random): Record<string, un
     ZaakEigenschap: { zaak, eigenschap: types.eigenschap, waarde: 'w' },
     PatchedZaakEigenschap: { waarde: 'v' },
     PatchedResultaat: { toelichting: 't' },
+    ZaakNotitieRequest: { gerelateerdAan: zaak, onderwerp: 'o', tekst: 't', notitieType: r.pick(['intern', 'extern']), status: r.pick(['concept', 'definitief']) },
+    PatchedZaakNotitieRequest: { tekst: 'anders' },
   };
   const body = bodies[component];
   return body && { ...body };
@@ -557,13 +559,15 @@ for (const backend of postgres) {
         await send('/zaakverzoeken', { method: 'POST', json: { ...z, verzoek: `${world.remote}/verzoeken/1` } });
         await send(`/zaken/${zaak.uuid}/zaakeigenschappen`, { method: 'POST', json: { ...z, eigenschap: types.eigenschap, waarde: 'a' } });
         await send(`/zaken/${zaak.uuid}/besluiten`, { method: 'POST', json: { besluit: `${world.remote}/besluiten/1` } });
+        await send('/zaaknotities', { method: 'POST', json: { gerelateerdAan: zaak.url, onderwerp: 'o', tekst: 't' } });
       }
       world.uuids.clear();
       const zaken: string[] = (await send('/zaken?pageSize=100')).body.results.map((z: any) => z.uuid);
       world.uuids.set('/zaken', zaken);
-      for (const collection of ['/statussen', '/resultaten', '/rollen', '/zaakobjecten', '/zaakinformatieobjecten', '/klantcontacten', '/zaakcontactmomenten', '/zaakverzoeken']) {
+      for (const collection of ['/statussen', '/resultaten', '/rollen', '/zaakobjecten', '/zaakinformatieobjecten', '/klantcontacten', '/zaakcontactmomenten', '/zaakverzoeken', '/zaaknotities']) {
         const body = (await send(collection)).body;
-        world.uuids.set(collection, (Array.isArray(body) ? body : body.results).map((record: any) => record.uuid));
+        // A ZaakNotitie shows no uuid of its own: it ends its url.
+        world.uuids.set(collection, (Array.isArray(body) ? body : body.results).map((record: any) => record.uuid ?? record.url.split('/').at(-1)));
       }
       for (const nested of ['zaakeigenschappen', 'besluiten', 'audittrail']) {
         const uuids = (await Promise.all(zaken.slice(-3).map(async (uuid) => (await send(`/zaken/${uuid}/${nested}`)).body.map((r: any) => r.uuid)))).flat();

@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { consoleLogger, createRegistry, signZgwJwt, staticAuthorizations, staticCatalog } from '../../src/index.js';
+import { EXPAND_DEPTH_FOUR } from './scenarios.js';
 import { APPLICATIONS, CLIENTS, RSIN, SECRET, benchCatalog, statustypeUrl, zaaktypeUrl } from './world.js';
 
 const server = new URL(process.env.PG_BENCH_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
@@ -54,6 +55,7 @@ async function measure(label: string, n: number, request: (i: number) => Promise
 
 console.log('| request | ms per request | ms in the database | ms in Node | statements |\n|---|---:|---:|---:|---:|');
 await measure('GET /zaken?page=1..10', 200, (i) => fetch(`${api}/zaken?page=${1 + (i % 10)}`, { headers: auth }));
+await measure('GET /zaken?page=1..10, expand 4 levels deep', 50, (i) => fetch(`${api}/zaken?page=${1 + (i % 10)}&expand=${EXPAND_DEPTH_FOUR}`, { headers: auth }));
 await measure('GET /zaken/{uuid}', 400, (i) => fetch(`${api}/zaken/${sample[i % 200].uuid}`, { headers: auth }));
 const etags = await Promise.all(sample.map(async (z) => (await fetch(`${api}/zaken/${z.uuid}`, { headers: auth })).headers.get('etag') ?? ''));
 await measure('GET /zaken/{uuid} 304', 400, (i) => fetch(`${api}/zaken/${sample[i % 200].uuid}`, { headers: { ...auth, 'if-none-match': etags[i % 200] } }));

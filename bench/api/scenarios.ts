@@ -5,6 +5,9 @@ import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, statustypeUrl, zaaktypeUrl 
 /** The ceiling's two ways of sending a page of stored JSON (see `ceiling-server.ts`). */
 const CEILINGS = ['ceiling: page 1-10, pre-rendered JSON (string_agg)', 'ceiling: page 1-10, pre-rendered JSON (rows joined in Node)'];
 
+/** Four levels deep on the benchmark's data: statussen, rollen, zaakobjecten, zaakeigenschappen and catalog types. */
+export const EXPAND_DEPTH_FOUR = 'status.statustype.zaaktype.statustypen,rollen.zaak.eigenschappen.eigenschap,zaakobjecten.zaak.status.statustype';
+
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
 export async function scenarios(sample: { uuid: string; zaaktype: string }[], registryBase: string): Promise<Scenario[]> {
@@ -38,6 +41,15 @@ export async function scenarios(sample: { uuid: string; zaaktype: string }[], re
     // Lists are compared with the faster ceiling: the naive baseline (page + count(*)) is long beaten.
     { name: 'GET /zaken pages 1-10 (all zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(all.last), headers: alles },
     { name: 'GET /zaken pages 1-10 (10 zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(limited.last), headers: beperkt },
+    {
+      // Four levels from every zaak of a page, through its records, back to its zaak and into the
+      // catalog (100 zaaktypen a page): compared with the same pages without expand.
+      name: 'GET /zaken pages 1-10, expand 4 levels deep',
+      target: 'registry',
+      baseline: 'GET /zaken pages 1-10 (all zaaktypen)',
+      requests: firstPages(all.last).map((r) => ({ ...r, path: `${r.path}&expand=${EXPAND_DEPTH_FOUR}` })),
+      headers: alles,
+    },
     {
       name: `GET /zaken?page=${deep} (offset ${((deep - 1) * 100).toLocaleString('en')})`,
       target: 'registry',

@@ -188,6 +188,21 @@ for (const backend of BACKENDS) {
       assert.equal(after.body.zaak, other.url);
     });
 
+    it('tags a zaaknotitie too: 304 while it is unchanged, 200 with a new tag once it changed', async () => {
+      const note = await post('/zaaknotities', { gerelateerdAan: family.zaak.url, onderwerp: 'Telefoon', tekst: 'Burger belde.' });
+      assert.equal(note.status, 201, note.text);
+      const first = await get(note.body.url);
+      const etag = first.headers.get('etag')!;
+      assert.equal(etag, etagOf(first.text));
+      assert.equal((await get(note.body.url, { 'if-none-match': etag })).status, 304);
+      const patched = await api.request(note.body.url, { method: 'PATCH', json: { tekst: 'Burger belde terug.' }, headers: await apps.headers('alles') });
+      assert.equal(patched.status, 200, patched.text);
+      const after = await get(note.body.url, { 'if-none-match': etag });
+      assert.equal(after.status, 200, 'the remembered tag is no longer current');
+      assert.equal(after.body.tekst, 'Burger belde terug.');
+      assert.notEqual(after.headers.get('etag'), etag);
+    });
+
     it('never answers 304 to a client that may not read the zaak', async () => {
       const geheim = (await post('/zaken', zaakInput({ zaaktype: ZAAKTYPE_GEHEIM }))).body;
       const etag = (await get(geheim.url)).headers.get('etag')!;

@@ -6,11 +6,13 @@ import { BACKENDS } from '../../test/helpers/backends.js';
 import { TYPES, ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { createZaakFamily, type ZaakFamily } from '../../test/helpers/zaak-family.js';
 import { ATTRIBUTES, GROUPS, parseFields, project } from './fields.js';
-import { expand } from './index.js';
+import { expand, type ExpandTree } from './index.js';
 
 const CONTRACT = fileURLToPath(new URL('../../reference/zaken-api-1.8.0.openapi.yaml', import.meta.url));
-const NO_RELATIONS = () => undefined;
 const PROCESSOBJECT = { registratie: 'BRK', objecttype: 'Perceel', identificatie: '42', datumkenmerk: '2024-01-01' };
+
+/** A tree's paths, parents first. */
+const paths = (tree: ExpandTree, prefix = ''): string[] => [...tree].flatMap(([field, subtree]) => [prefix + field, ...paths(subtree, `${prefix}${field}.`)]);
 
 describe('fields: parsing and trimming', () => {
   it('knows the attributes and groups of every resource as the 1.8.0 contract has them', () => {
@@ -20,13 +22,22 @@ describe('fields: parsing and trimming', () => {
       const resolved = resolve(schema);
       return resolved?.allOf ? Object.assign({}, ...resolved.allOf.map(propertiesOf)) : (resolved?.properties ?? {});
     };
-    const named = { zaak: 'Zaak', status: 'Status', resultaat: 'Resultaat', rol: 'Rol', zaakeigenschap: 'ZaakEigenschap', zaakobject: 'ZaakObject', zaakinformatieobject: 'ZaakInformatieObject' };
+    const named = {
+      zaak: 'Zaak',
+      status: 'Status',
+      resultaat: 'Resultaat',
+      rol: 'Rol',
+      zaakeigenschap: 'ZaakEigenschap',
+      zaakobject: 'ZaakObject',
+      zaakinformatieobject: 'ZaakInformatieObject',
+      zaakbesluit: 'ZaakBesluit',
+    } as const;
     // The identification groups come from the type-specific schemas (`natuurlijk_persoon_Rol`, `pand_ZaakObject`).
     const typed = { rol: ['betrokkeneIdentificatie'], zaakobject: ['objectIdentificatie'] } as Record<string, string[]>;
     for (const [kind, schema] of Object.entries(named)) {
       const properties = propertiesOf(schemas[schema]);
-      assert.deepEqual([...ATTRIBUTES[kind]].sort(), [...Object.keys(properties), ...(typed[kind] ?? [])].sort(), kind);
-      for (const [group, names] of Object.entries(GROUPS[kind] ?? {})) {
+      assert.deepEqual([...ATTRIBUTES[kind as keyof typeof named]].sort(), [...Object.keys(properties), ...(typed[kind] ?? [])].sort(), kind);
+      for (const [group, names] of Object.entries(GROUPS[kind as keyof typeof named] ?? {})) {
         if (names === null) continue;
         const value = resolve(properties[group]);
         assert.deepEqual(names, Object.keys(propertiesOf(value.type === 'array' ? value.items : value)), `${kind}.${group}`);
@@ -34,11 +45,10 @@ describe('fields: parsing and trimming', () => {
     }
   });
 
-  it('turns object entries and dotted names into expand paths, and keeps the rest as a selection', () => {
-    const relations: Record<string, string> = { 'zaak status': 'status', 'status statustype': 'statustype', 'zaak rollen': 'rol' };
-    const parsed = parseFields(['url', 'status.statustype.omschrijving', { status: ['datumStatusGezet'], rollen: ['*'] }, 'processobject.identificatie'], (kind, name) => relations[`${kind} ${name}`]);
-    assert.equal(parsed.expand, 'status,status.statustype,rollen');
-    assert.deepEqual([...parsed.zaakAttributes!], ['url', 'status', 'rollen', 'processobject']);
+  it('turns object entries and dotted names into an expand tree, and keeps the rest as a selection', () => {
+    const parsed = parseFields(['url', 'status.statustype.omschrijving', { status: ['datumStatusGezet'], rollen: ['*'] }, 'processobject.identificatie', 'zaaktype.catalogus.domein']);
+    assert.deepEqual(paths(parsed.tree), ['status', 'status.statustype', 'rollen', 'zaaktype', 'zaaktype.catalogus']);
+    assert.deepEqual([...parsed.zaakAttributes!], ['url', 'status', 'rollen', 'processobject', 'zaaktype']);
     const zaak = {
       url: 'u',
       uuid: 'x',
@@ -54,13 +64,12 @@ describe('fields: parsing and trimming', () => {
       processobject: { identificatie: '42' },
       _expand: { status: { statustype: 'st', datumStatusGezet: 'd', _expand: { statustype: { omschrijving: 'o' } } }, rollen: [{ url: 'r', roltype: 'rt' }] },
     }), 'in the order fields names them, a relation with its URL, _expand last');
-    assert.equal(parseFields(['*'], NO_RELATIONS).zaakAttributes, undefined, '* uses every attribute');
+    assert.equal(parseFields(['*']).zaakAttributes, undefined, '* uses every attribute');
   });
 
   it('answers every mistake at once, each with its dotted path', () => {
-    const relations: Record<string, string> = { 'zaak status': 'status' };
     assert.throws(
-      () => parseFields(['identificatei', { status: ['volgnummer', 'datumStatusGezet'], processobject: ['nummer'] }, 'verlenging.duur.x', 3, { resultaat: [] }], (kind, name) => relations[`${kind} ${name}`]),
+      () => parseFields(['identificatei', { status: ['volgnummer', 'datumStatusGezet'], processobject: ['nummer'] }, 'verlenging.duur.x', 3, { resultaat: [] }]),
       (error: any) => {
         assert.equal(error.status, 400);
         assert.equal(error.code, 'invalid');
@@ -76,7 +85,7 @@ describe('fields: parsing and trimming', () => {
         return true;
       },
     );
-    assert.throws(() => parseFields([], NO_RELATIONS), (error: any) => error.invalidParams[0].name === 'fields');
+    assert.throws(() => parseFields([]), (error: any) => error.invalidParams[0].name === 'fields');
   });
 });
 
@@ -183,23 +192,35 @@ for (const backend of BACKENDS) {
       }
     });
 
-    it('answers fields together with expand with 400 naming both', async () => {
-      const response = await search({ fields: ['url'], expand: 'status' });
-      assert.equal(response.status, 400);
-      assert.deepEqual(response.body.invalidParams.map((p: any) => [p.name, p.code]), [['fields', 'fields-and-expand'], ['expand', 'fields-and-expand']]);
+    it('answers fields together with expand, of the body or the query, with 400 naming both', async () => {
+      for (const [path, json] of [
+        ['/zaken/_zoek', { fields: ['url'], expand: 'status' }],
+        ['/zaken/_zoek?expand=status', { fields: ['url'] }],
+      ] as const) {
+        const response = await as('alles', path, { method: 'POST', json });
+        assert.equal(response.status, 400, `${path}: ${response.text}`);
+        assert.deepEqual(response.body.invalidParams.map((p: any) => [p.name, p.code]), [['fields', 'fields-and-expand'], ['expand', 'fields-and-expand']]);
+      }
     });
 
-    it('refuses what expand refuses, naming fields: a plain attribute (404), another registry (406)', async () => {
-      for (const [fields, status, code] of [
-        [[{ identificatie: ['x'] }], 404, 'invalid-expand-field'],
-        [[{ zaaktype: [{ catalogus: ['domein'] }] }], 404, 'invalid-expand-field'],
-        [[{ zaakinformatieobjecten: [{ informatieobject: ['titel'] }] }], 406, 'expand-other-source'],
-      ] as const) {
+    it('answers an object on an attribute that links nothing as expand does, 404 invalid-expand-field, naming fields', async () => {
+      for (const fields of [[{ identificatie: ['x'] }], [{ status: [{ datumStatusGezet: ['x'] }] }], ['rollen.omschrijving.x']]) {
         const response = await search({ fields });
-        assert.equal(response.status, status, response.text);
-        assert.equal(response.body.code, code);
+        assert.equal(response.status, 404, response.text);
+        assert.equal(response.body.code, 'invalid-expand-field');
         assert.equal(response.body.invalidParams[0].name, 'fields');
       }
+    });
+
+    it('expands a zaak of the page reached again through a relation with every attribute named, however trimmed the page', async () => {
+      const hoofd = await post('/zaken', zaakInput());
+      const hoofdStatus = await post('/statussen', { zaak: hoofd.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2024-03-02T10:00:00Z' });
+      const deel = await post('/zaken', zaakInput({ hoofdzaak: hoofd.url }));
+      const response = await search({ uuid__in: [hoofd.uuid, deel.uuid], fields: ['url', { hoofdzaak: ['url', 'status'] }] });
+      assert.equal(response.status, 200, response.text);
+      const byUrl = new Map(response.body.results.map((z: any) => [z.url, z]));
+      assert.deepEqual(byUrl.get(deel.url), { url: deel.url, hoofdzaak: hoofd.url, _expand: { hoofdzaak: { url: hoofd.url, status: hoofdStatus.url } } });
+      assert.deepEqual(byUrl.get(hoofd.url), { url: hoofd.url, hoofdzaak: null, _expand: { hoofdzaak: {} } });
     });
 
     it('documents fields in the _zoek body of the served contract', async () => {

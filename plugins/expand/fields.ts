@@ -1,13 +1,15 @@
 import { closest, ProblemError, validationError, type InvalidParam } from '../../src/plugin-api.js';
+import { RELATIONS, type LocalKind } from './relations.js';
+import { checkTree, type ExpandTree } from './tree.js';
 
 /**
  * `fields` of `POST /zaken/_zoek` (zrc-029): which attributes of the zaken, and of the resources
- * expanded from them, the answer holds. Parsed into the expand paths it implies and a `Selection`
- * that trims the expanded answer; the expansion itself is the expand engine's.
+ * expanded from them, the answer holds. Parsed into the expand tree it implies (checked by the expand
+ * engine's rules, `relations.ts`) and a `Selection` that trims the expanded answer.
  */
 
-/** A resource's attributes as the Zaken API 1.8.0 describes them (`Zaak`, `Status`, ... of its contract). */
-export const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+/** The attributes of this registry's resources as the Zaken API 1.8.0 describes them (`Zaak`, `Status`, ... of its contract). */
+export const ATTRIBUTES: Readonly<Record<LocalKind, readonly string[]>> = {
   zaak: [
     'url', 'uuid', 'identificatie', 'bronorganisatie', 'omschrijving', 'toelichting', 'zaaktype', 'registratiedatum',
     'verantwoordelijkeOrganisatie', 'startdatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening',
@@ -30,6 +32,7 @@ export const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
     'relatieomschrijving', 'objectIdentificatie',
   ],
   zaakinformatieobject: ['url', 'uuid', 'informatieobject', 'zaak', 'aardRelatieWeergave', 'titel', 'beschrijving', 'registratiedatum', 'vernietigingsdatum', 'status'],
+  zaakbesluit: ['url', 'uuid', 'besluit'],
 };
 
 /**
@@ -37,7 +40,7 @@ export const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
  * resource's. Null: their attributes depend on the resource's type (`betrokkeneType`, `objectType`)
  * and are not checked.
  */
-export const GROUPS: Readonly<Record<string, Readonly<Record<string, readonly string[] | null>>>> = {
+export const GROUPS: Readonly<Partial<Record<LocalKind, Readonly<Record<string, readonly string[] | null>>>>> = {
   zaak: {
     verlenging: ['reden', 'duur'],
     opschorting: ['indicatie', 'reden'],
@@ -47,12 +50,6 @@ export const GROUPS: Readonly<Record<string, Readonly<Record<string, readonly st
   rol: { contactpersoonRol: ['emailadres', 'functie', 'telefoonnummer', 'naam'], betrokkeneIdentificatie: null },
   zaakobject: { objectTypeOverigeDefinitie: ['url', 'schema', 'objectData'], objectIdentificatie: null },
 };
-
-/**
- * The kind of resource an attribute of `kind` links to when the expand engine treats it as a
- * relation (also one it refuses to expand, such as another registry's); undefined otherwise.
- */
-export type RelationOf = (kind: string, attribute: string) => string | undefined;
 
 /** What one resource keeps: every attribute (`*`) or the named ones, each plainly or with a selection of its own. */
 export interface Selection {
@@ -67,8 +64,8 @@ interface Nested {
 }
 
 export interface ParsedFields {
-  /** The expand paths the object entries imply (`status.statustype`), comma-separated as `expand` takes them. */
-  expand: string;
+  /** What the object entries expand (`status.statustype`), as `parseExpand` makes it of `expand`; checked. */
+  tree: ExpandTree;
   selection: Selection;
   /** The zaak attributes the answer uses; undefined when it uses all (`*`). */
   zaakAttributes?: ReadonlySet<string>;
@@ -77,29 +74,35 @@ export interface ParsedFields {
 const WILDCARD = '*';
 const emptySelection = (): Selection => ({ all: false, attributes: new Map() });
 
-/** Where the parser stands: the resource kind (or group) and the path that led there. */
-interface Place {
-  /** The names allowed here; undefined: not checked (a catalog resource, another registry's, a typed group). */
+/** Where the parser stands: in a resource (of this registry or another API's) or in a group attribute. */
+type Place = InResource | InGroup;
+interface PlaceNames {
+  /** The names allowed here; undefined: not checked (another API's resource, a typed group). */
   names?: readonly string[];
-  /** The resource kind (for its relations and groups); undefined in a group or a resource of unknown kind. */
-  kind?: string;
-  /** Inside a group attribute rather than a resource. */
-  group?: boolean;
   /** The dotted path of attributes to here, for errors. */
   path: string;
-  /** The dotted path of relations to here, for expand. */
-  expandPath: string;
+}
+interface InResource extends PlaceNames {
+  at: 'resource';
+  /** Its kind when it is this registry's; undefined for another API's. */
+  kind?: LocalKind;
+  /** What to expand in it. */
+  node: ExpandTree;
+}
+interface InGroup extends PlaceNames {
+  at: 'group';
 }
 
 /**
- * `fields` → the expand paths it implies, the selection and the zaak attributes it uses. Every name
+ * `fields` → the expand tree it implies, the selection and the zaak attributes it uses. Every name
  * is checked against its resource; all mistakes are answered at once, as one 400 (`invalid`) with an
- * `invalidParams` entry named `fields` per mistake, before anything is read. Whether a relation can
- * be expanded is the expand engine's to decide (its `expand` checks, on the paths given here).
+ * `invalidParams` entry named `fields` per mistake, before anything is read. What can be expanded is
+ * the expand engine's to decide (`checkTree`: an object on an attribute that links nothing is its
+ * 404), its problems naming `fields`.
  */
-export function parseFields(value: unknown, relationOf: RelationOf): ParsedFields {
+export function parseFields(value: unknown): ParsedFields {
   const errors: InvalidParam[] = [];
-  const paths = new Set<string>();
+  const tree: ExpandTree = new Map();
   const selection = emptySelection();
   const fail = (path: string, code: string, reason: string) => void errors.push({ name: 'fields', code, reason: path ? `${path}: ${reason}` : reason });
 
@@ -125,7 +128,7 @@ export function parseFields(value: unknown, relationOf: RelationOf): ParsedField
   const known = (name: string, place: Place) => {
     if (!place.names || place.names.includes(name)) return true;
     const suggestion = closest(name, place.names);
-    const where = place.kind ?? place.path;
+    const where = place.at === 'resource' && place.kind ? place.kind : place.path;
     fail(joined(place.path, name), 'unknown-field', `${where} heeft geen attribuut ${name}${suggestion ? ` (bedoelt u ${suggestion}?)` : ''}.`);
     return false;
   };
@@ -134,29 +137,32 @@ export function parseFields(value: unknown, relationOf: RelationOf): ParsedField
     if (name === WILDCARD) return fail(place.path, 'invalid', `"*" staat voor alle attributen en heeft geen eigen attributen.`);
     if (!known(name, place)) return;
     const path = joined(place.path, name);
-    if (place.group) {
+    if (place.at === 'group') {
       // Within a group only a group whose attributes are not checked has nested groups (an address in betrokkeneIdentificatie).
       if (place.names) return fail(path, 'invalid', `${name} heeft geen eigen attributen.`);
-      return parseList(list, { group: true, path, expandPath: place.expandPath }, nestedOf(into, name, false));
+      return parseList(list, { at: 'group', path }, nestedOf(into, name, false));
     }
-    const target = place.kind === undefined ? undefined : relationOf(place.kind, name);
-    const groups = place.kind === undefined ? undefined : GROUPS[place.kind];
-    if (target === undefined && groups && Object.hasOwn(groups, name)) {
-      return parseList(list, { group: true, names: groups[name] ?? undefined, path, expandPath: place.expandPath }, nestedOf(into, name, false));
+    const { kind } = place;
+    const target = kind && Object.hasOwn(RELATIONS[kind], name) ? RELATIONS[kind][name].target : undefined;
+    const groups = kind && GROUPS[kind];
+    if (!target && groups && Object.hasOwn(groups, name)) {
+      return parseList(list, { at: 'group', names: groups[name] ?? undefined, path }, nestedOf(into, name, false));
     }
-    // A relation, or (a plain attribute, anything in a resource of unknown kind) a path the expand engine refuses.
-    const expandPath = joined(place.expandPath, name);
-    paths.add(expandPath);
-    parseList(list, { kind: target, names: target === undefined ? undefined : ATTRIBUTES[target], path, expandPath }, nestedOf(into, name, true));
+    // A relation; in another API's resource any attribute (the engine checks it once fetched); else one `checkTree` refuses.
+    let node = place.node.get(name);
+    if (!node) place.node.set(name, (node = new Map()));
+    const local = target === 'remote' ? undefined : target;
+    parseList(list, { at: 'resource', kind: local, names: local && ATTRIBUTES[local], path, node }, nestedOf(into, name, true));
   };
 
-  parseList(value, { kind: 'zaak', names: ATTRIBUTES.zaak, path: '', expandPath: '' }, selection);
+  parseList(value, { at: 'resource', kind: 'zaak', names: ATTRIBUTES.zaak, path: '', node: tree }, selection);
   if (errors.length) throw validationError(errors);
-  return {
-    expand: [...paths].join(','),
-    selection,
-    zaakAttributes: selection.all ? undefined : new Set(selection.attributes.keys()),
-  };
+  try {
+    checkTree('zaak', tree);
+  } catch (error) {
+    throw namingFields(error);
+  }
+  return { tree, selection, zaakAttributes: selection.all ? undefined : new Set(selection.attributes.keys()) };
 }
 
 /** The contract's `fields` of `ZaakZoek`, its entries' two forms spelled out. */
@@ -165,33 +171,29 @@ export const FIELDS_SCHEMA = {
   description:
     'De elementen (fields) die worden teruggegeven in de repons conform het expand-mechanisme. Hierin betekent "*" dat alle elementen van een resource worden teruggegeven; een object noemt per attribuut (een relatie, die dan onder `_expand` wordt opgenomen, of een groep zoals `processobject`) de eigen elementen. <br><br> <b>Let op:</b> Het gebruik van het "fields" en "expand" element is mutual exclusive. Of je gebruikt de één of de ander maar nooit te gelijk.',
   items: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array' } }] },
-  example: ['url', 'identificatie', { status: ['datumStatusGezet', { statustype: ['omschrijving'] }], resultaat: ['*'], processobject: ['identificatie'] }],
+  example: ['url', 'identificatie', { zaaktype: ['omschrijving', { catalogus: ['domein'] }], status: ['datumStatusGezet', { statustype: ['omschrijving'] }], processobject: ['identificatie'] }],
 };
 
 /**
- * `fields` of a `_zoek` body, parsed; undefined without one. With `expand` as well: a 400 naming both
- * (the standard has them mutually exclusive).
+ * `fields` of a `_zoek` body, parsed; undefined without one. With `expand` as well (the body's, or
+ * the query parameter): a 400 naming both (the standard has them mutually exclusive).
  */
-export function searchFields(body: Record<string, unknown> | undefined, relationOf: RelationOf): ParsedFields | undefined {
+export function searchFields(body: Record<string, unknown> | undefined, query: Record<string, unknown>): ParsedFields | undefined {
   if (body?.fields === undefined) return undefined;
-  if (body.expand !== undefined) {
+  if (body.expand !== undefined || query.expand !== undefined) {
     const reason = 'fields en expand sluiten elkaar uit: gebruik één van beide.';
     throw validationError([
       { name: 'fields', code: 'fields-and-expand', reason },
       { name: 'expand', code: 'fields-and-expand', reason },
     ]);
   }
-  return parseFields(body.fields, relationOf);
+  return parseFields(body.fields);
 }
 
-/** The expand engine's answer to the paths `fields` implies, its problems naming `fields` (where the mistake is). */
-export function expandingFields<T>(expand: () => T): T {
-  try {
-    return expand();
-  } catch (error) {
-    if (!(error instanceof ProblemError) || !error.invalidParams) throw error;
-    throw new ProblemError(error.code, { detail: error.message, invalidParams: error.invalidParams.map((param) => ({ ...param, name: 'fields' })) });
-  }
+/** The expand engine's problem about what `fields` expands, naming `fields` (where the mistake is) instead of `expand`. */
+export function namingFields(error: unknown): unknown {
+  if (!(error instanceof ProblemError) || !error.invalidParams) return error;
+  return new ProblemError(error.code, { detail: error.message, invalidParams: error.invalidParams.map((param) => ({ ...param, name: 'fields' })) });
 }
 
 const joined = (path: string, name: string) => (path ? `${path}.${name}` : name);
@@ -216,9 +218,8 @@ export function project(resource: Resource, selection: Selection): Resource {
     if (!nested) trimmed[name] = value;
     else if (nested.relation) {
       trimmed[name] = value;
-      const resources = (resource._expand as Resource | undefined)?.[name];
-      // Past the engine's depth there is nothing expanded: the attribute stays as it is.
-      if (resources !== undefined) (expanded ??= {})[name] = each(resources, nested.selection);
+      // The engine expands every resource holding the attribute, an empty link as {} or [].
+      (expanded ??= {})[name] = each((resource._expand as Resource)[name], nested.selection);
     } else trimmed[name] = value === null || typeof value !== 'object' ? value : each(value, nested.selection);
   }
   if (expanded) trimmed._expand = expanded;

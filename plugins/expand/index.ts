@@ -1,238 +1,121 @@
-import {
-  checkOptions,
-  ProblemError,
-  RemoteError,
-  remoteReason,
-  hasAnyScope,
-  type CatalogKind,
-  type Plugin,
-  type RequestContext,
-  type ZaakRecordKind,
-} from '../../src/plugin-api.js';
-import { FIELDS_SCHEMA, expandingFields, projectAnswer, searchFields, type Selection } from './fields.js';
+import { checkOptions, optionsSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
+import { expandResources, type ExpandSettings, type Resource } from './engine.js';
+import { FIELDS_SCHEMA, namingFields, projectAnswer, searchFields, type Selection } from './fields.js';
+import { EXPANDABLE_OPERATIONS, type LocalKind } from './relations.js';
+import { mergeTrees, parseExpand, type ExpandTree } from './tree.js';
 
-type Resource = Record<string, unknown>;
-type CatalogTarget = Exclude<CatalogKind, 'informatieobjecttype'>;
+export { expandResources, type ExpandSettings } from './engine.js';
+export { checkTree, parseExpand, type ExpandTree } from './tree.js';
+export type { LocalKind } from './relations.js';
 
-/** What an attribute expands to: a zaak, a record of the same zaak, or a catalog resource. */
-type Target = { zaak: true } | { record: ZaakRecordKind } | { catalog: CatalogTarget };
-interface Relation {
-  target: Target;
-  /** The attribute holds a list of URLs (or, for relevanteAndereZaken, of `{url}`). */
-  many: boolean;
+export interface ExpandOptions {
+  /** Most objects one answer may hold under `_expand`, at every level together (default 10,000). */
+  maxObjects?: number;
+  /** Most resources one request may look up in other APIs, catalog types included (default 1,000). */
+  maxRemoteFetches?: number;
+  /** Most remote look-ups of one request at the same time (default 8). */
+  remoteConcurrency?: number;
+  /**
+   * Whose credentials read the Documenten, Besluiten and other APIs: `caller` (default) forwards the
+   * client's own `Authorization` header, so that API decides what the client may see; `registry`
+   * sends the registry's own (`remote.credentials`), so a client sees whatever the registry may read.
+   */
+  remoteCredentials?: 'caller' | 'registry';
 }
-/** An attribute that links to another registry (documents, BAG, ...): expanding it is refused with 406. */
-const ELSEWHERE = 'elsewhere';
-type Kind = 'zaak' | ZaakRecordKind | CatalogTarget;
 
-const one = (target: Target): Relation => ({ target, many: false });
-const many = (target: Target): Relation => ({ target, many: true });
-const ZAAK: Target = { zaak: true };
+const DEFAULTS: ExpandSettings = { maxObjects: 10_000, maxRemoteFetches: 1_000, remoteConcurrency: 8, remoteCredentials: 'caller' };
 
-/** Per resource, the attributes that can be expanded: only from this registry and its catalog. */
-const RELATIONS: Partial<Record<Kind, Record<string, Relation | typeof ELSEWHERE>>> = {
-  zaak: {
-    zaaktype: one({ catalog: 'zaaktype' }),
-    status: one({ record: 'status' }),
-    resultaat: one({ record: 'resultaat' }),
-    rollen: many({ record: 'rol' }),
-    hoofdzaak: one(ZAAK),
-    deelzaken: many(ZAAK),
-    relevanteAndereZaken: many(ZAAK),
-    eigenschappen: many({ record: 'zaakeigenschap' }),
-    zaakobjecten: many({ record: 'zaakobject' }),
-    zaakinformatieobjecten: many({ record: 'zaakinformatieobject' }),
-    communicatiekanaal: ELSEWHERE,
-    selectielijstklasse: ELSEWHERE,
-    productenOfDiensten: ELSEWHERE,
+/** The options' JSON Schema: checked when the plugin is made, and the config file's `plugins.expand`. */
+export const expandOptionsSchema = optionsSchema<ExpandOptions>(
+  {
+    maxObjects: { type: 'integer', minimum: 1, description: 'Most objects one answer may hold under _expand, at every level together (default 10000); more is a 400 expand-limit.' },
+    maxRemoteFetches: { type: 'integer', minimum: 0, description: 'Most resources one request may look up in other APIs, catalog types included (default 1000); more is a 400 expand-limit.' },
+    remoteConcurrency: { type: 'integer', minimum: 1, maximum: 64, description: 'Most remote look-ups of one request at the same time (default 8).' },
+    remoteCredentials: {
+      type: 'string',
+      enum: ['caller', 'registry'],
+      description:
+        "Whose credentials read the Documenten, Besluiten and other APIs: caller (default) forwards the client's own Authorization header; registry sends the registry's remote.credentials, so every client sees what the registry may read.",
+    },
   },
-  status: {
-    statustype: one({ catalog: 'statustype' }),
-    zaak: one(ZAAK),
-    gezetdoor: one({ record: 'rol' }),
-    zaakinformatieobjecten: many({ record: 'zaakinformatieobject' }),
-  },
-  resultaat: { resultaattype: one({ catalog: 'resultaattype' }), zaak: one(ZAAK) },
-  rol: { roltype: one({ catalog: 'roltype' }), zaak: one(ZAAK), statussen: many({ record: 'status' }), betrokkene: ELSEWHERE },
-  zaakeigenschap: { eigenschap: one({ catalog: 'eigenschap' }), zaak: one(ZAAK) },
-  zaakobject: { zaak: one(ZAAK), object: ELSEWHERE, zaakobjecttype: ELSEWHERE },
-  zaakinformatieobject: { zaak: one(ZAAK), status: one({ record: 'status' }), informatieobject: ELSEWHERE },
-};
+  { description: '`expand` / `_expand` on zaken and their records, at any depth and across APIs (plugins/expand/README.md); in the standard preset.' },
+);
 
-const kindOf = (target: Target): Kind => ('zaak' in target ? 'zaak' : 'record' in target ? target.record : target.catalog);
-
-/** The standard's limit: deeper paths are answered with their first three levels. */
-export const MAX_DEPTH = 3;
-
-/** A parsed `expand`: per attribute, what to expand inside it. */
-export type ExpandTree = Map<string, ExpandTree>;
-
-const invalid = (path: string, reason: string) =>
-  new ProblemError('invalid-expand-field', { detail: reason, invalidParams: [{ name: 'expand', code: 'invalid-expand-field', reason: `${path}: ${reason}` }] });
-
-/**
- * `zaaktype, status.statustype` → a tree, checked against what each level can expand: an unknown
- * or plain attribute is a 404 `invalid-expand-field`, one that links elsewhere a 406.
- */
-export function parseExpand(value: string): ExpandTree {
-  const tree: ExpandTree = new Map();
-  for (const path of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-    let node = tree;
-    let kind: Kind = 'zaak';
-    for (const field of path.split('.').slice(0, MAX_DEPTH)) {
-      const relation = RELATIONS[kind]?.[field];
-      if (relation === ELSEWHERE) {
-        throw new ProblemError('expand-other-source', {
-          detail: `${path}: ${field} verwijst naar een andere registratie; uitbreiden kan alleen met gegevens van deze zaakregistratie en haar catalogus.`,
-          invalidParams: [{ name: 'expand', code: 'expand-other-source', reason: `${field} ligt buiten deze registratie.` }],
-        });
-      }
-      if (!relation || !Object.hasOwn(RELATIONS[kind]!, field)) throw invalid(path, `${field} is geen uit te breiden attribuut van ${kind}.`);
-      if (!node.has(field)) node.set(field, new Map());
-      node = node.get(field)!;
-      kind = kindOf(relation.target);
-    }
-  }
-  return tree;
-}
-
-/** The URLs an attribute holds. */
-function urlsOf(resource: Resource, field: string): string[] {
-  const value = resource[field];
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? v : String((v as { url?: unknown })?.url ?? ''))).filter(Boolean);
-  return typeof value === 'string' && value ? [value] : [];
-}
-
-const uuidOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
-
-/**
- * Loads one relation for a whole level of resources at once: one batch of queries, or one cached
- * catalog look-up per distinct URL. Answers the loaded resources by URL; what the client may not
- * read is left out.
- */
-async function loadRelation(ctx: RequestContext, kind: Kind, field: string, relation: Relation, resources: Resource[]): Promise<Map<string, Resource>> {
-  const urls = [...new Set(resources.flatMap((r) => urlsOf(r, field)))];
-  if (!urls.length) return new Map();
-  const { zaken } = ctx.registry;
-  const { target } = relation;
-  let loaded: Resource[];
-  if ('zaak' in target) {
-    const readable = (zaak: Resource) =>
-      !ctx.principal || hasAnyScope(ctx.principal, { zaaktype: String(zaak.zaaktype), vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding) }, ['zaken.lezen']);
-    // Another registry's zaak in relevanteAndereZaken is not this registry's to expand: left out.
-    loaded = (await zaken.list(ctx, urls)).filter(readable);
-  } else if ('record' in target) {
-    // Records linked from a resource belong to that resource's zaak (which the client may read).
-    const zaakUuids = [...new Set(resources.map((r) => (kind === 'zaak' ? String(r.uuid) : uuidOf(String(r.zaak)))))];
-    const wanted = new Set(urls);
-    loaded = (await zaken.records(ctx, target.record, zaakUuids)).filter((record) => wanted.has(String(record.url)));
-  } else {
-    loaded = await Promise.all(urls.map((url) => catalogLookup(ctx, target.catalog, url)));
-  }
-  return new Map(loaded.map((resource) => [String(resource.url), resource]));
-}
-
-/** Catalog answers that will not change on a retry: the expanded response cannot be made (the standard's 404). */
-const UNRESOLVABLE = new Set(['status', 'invalid-resource', 'not-allowed', 'not-json']);
-
-/** A catalog resource, copied (the catalog's cache shares its objects). */
-async function catalogLookup(ctx: RequestContext, kind: CatalogTarget, url: string): Promise<Resource> {
-  try {
-    return { ...(kind === 'zaaktype' ? await ctx.registry.catalog.zaaktype(url) : await ctx.registry.catalog.get(kind, url)) };
-  } catch (error) {
-    if (!(error instanceof RemoteError)) throw error;
-    const detail = `${kind} ${url} kan niet worden opgenomen: ${remoteReason(error)}`;
-    // An outage or timeout is the catalog's failure, worth a retry: 502 as elsewhere.
-    throw new ProblemError(UNRESOLVABLE.has(error.reason) ? 'expand-unavailable' : 'bad_gateway', { detail });
-  }
-}
-
-/** Fills `_expand` on every resource of one level, then on the resources it loaded, level by level. */
-export async function expandLevel(ctx: RequestContext, kind: Kind, resources: Resource[], tree: ExpandTree): Promise<void> {
-  if (!resources.length || !tree.size) return;
-  for (const resource of resources) resource._expand ??= {};
-  for (const [field, subtree] of tree) {
-    const relation = RELATIONS[kind]![field] as Relation;
-    const byUrl = await loadRelation(ctx, kind, field, relation, resources);
-    // Per parent its own copy: one resource reached along two paths gets each path's expansions.
-    const next: Resource[] = [];
-    const copy = (url: string) => {
-      const found = byUrl.get(url);
-      if (!found) return undefined;
-      const resource = { ...found };
-      next.push(resource);
-      return resource;
-    };
-    for (const resource of resources) {
-      const expanded = resource._expand as Resource;
-      const urls = urlsOf(resource, field);
-      expanded[field] = relation.many ? urls.map(copy).filter(Boolean) : (urls.length && copy(urls[0])) || {};
-    }
-    await expandLevel(ctx, kindOf(relation.target), next, subtree);
-  }
-}
-
-/** For `fields`: the kind an attribute links to, when the engine takes it as a relation. */
-const relationOf = (kind: string, attribute: string) => {
-  const relations = RELATIONS[kind as Kind];
-  const relation = relations && Object.hasOwn(relations, attribute) ? relations[attribute] : undefined;
-  return relation === undefined ? undefined : relation === ELSEWHERE ? ELSEWHERE : kindOf(relation.target);
-};
-
-const trees = new WeakMap<RequestContext, ExpandTree>();
-const selections = new WeakMap<RequestContext, Selection>();
-const OPERATIONS = new Set(['zaak_list', 'zaak_retrieve', 'zaak__zoek']);
+const DESCRIPTION =
+  'Haal details van gelinkte resources direct op, onder `_expand`. Meerdere resources scheiden met een komma; dieper geneste met de punt-notatie, tot willekeurige diepte.';
 const EXPAND_SCHEMA = {
   type: 'string',
-  description:
-    'Haal details van gelinkte resources direct op, onder `_expand`. Meerdere resources scheiden met een komma; dieper geneste met de punt-notatie (ten hoogste 3 niveaus).',
+  description: DESCRIPTION,
   example: 'zaaktype,status,status.statustype,hoofdzaak.status.statustype,hoofdzaak.deelzaken.status.statustype',
 };
 
+/** What one request expands: the kind of resource it answers and the tree. */
+interface Expansion {
+  root: LocalKind;
+  tree: ExpandTree;
+}
+
+/** The resources of an answer: a page's results, a bare list, or one resource. */
+function resourcesOf(body: unknown): Resource[] {
+  if (Array.isArray(body)) return body as Resource[];
+  const page = body as { results?: unknown };
+  return Array.isArray(page.results) ? (page.results as Resource[]) : [body as Resource];
+}
+
 /**
- * `expand` on GET /zaken, GET /zaken/{uuid} and POST /zaken/_zoek: the linked resources of this
- * registry and its catalog, under `_expand`, loaded per relation for a whole page at once, and only
- * the zaken the client may read.
+ * `expand` on the list and detail reads of zaken and every record the 1.8.0 contract gives it, and on
+ * `POST /zaken/_zoek` (query parameter, and the body's deprecated property): the linked resources of
+ * this registry, its catalog and other APIs under `_expand`, at any depth, loaded per relation for a
+ * whole page at once, and only what the client may read.
  */
-export function expand(options: Record<string, never> = {}): Plugin {
-  // No options: one passed from JavaScript is a mistake worth naming.
-  checkOptions('expand', { type: 'object', additionalProperties: false }, options);
+export function expand(options: ExpandOptions = {}): Plugin {
+  checkOptions('expand', expandOptionsSchema, options);
+  const settings: ExpandSettings = { ...DEFAULTS, ...options };
+  const expansions = new WeakMap<RequestContext, Expansion>();
+  /** What `fields` of `_zoek` keeps of the answer. */
+  const selections = new WeakMap<RequestContext, Selection>();
   return {
     name: 'expand',
     setup(api) {
       api.defineProblem('invalid-expand-field', 404, 'Het expand-veld is geen uit te breiden attribuut van de resource.');
-      api.defineProblem('expand-other-source', 406, 'Uitbreiden kan alleen met gegevens van deze zaakregistratie en haar catalogus.');
       api.defineProblem('expand-unavailable', 404, 'Het antwoord met de uitgebreide gegevens kan niet worden gemaakt.');
-      api.addQueryParameter('zaak_list', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
-      api.addQueryParameter('zaak_retrieve', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
-      api.addBodyProperty('zaak__zoek', 'expand', EXPAND_SCHEMA);
+      api.defineProblem('expand-limit', 400, 'Het antwoord met de uitgebreide gegevens wordt groter dan deze registratie toestaat.');
+      for (const operationId of Object.keys(EXPANDABLE_OPERATIONS)) api.addQueryParameter(operationId, { name: 'expand', description: DESCRIPTION, schema: EXPAND_SCHEMA });
+      api.addBodyProperty('zaak__zoek', 'expand', { ...EXPAND_SCHEMA, description: `Gebruik liever de query-parameter \`expand\`. ${DESCRIPTION}`, deprecated: true });
       api.addBodyProperty('zaak__zoek', 'fields', FIELDS_SCHEMA);
     },
 
-    // Checked before the list is read: a wrong path costs no query.
+    // Checked before the operation reads anything: a wrong path costs no query.
     preHandler(ctx) {
-      if (!OPERATIONS.has(ctx.operation.id)) return undefined;
-      const fields = ctx.operation.id === 'zaak__zoek' ? searchFields(ctx.body, relationOf) : undefined;
+      const root = EXPANDABLE_OPERATIONS[ctx.operation.id];
+      if (!root) return undefined;
+      const fields = ctx.operation.id === 'zaak__zoek' ? searchFields(ctx.body, ctx.query) : undefined;
       if (fields) {
         selections.set(ctx, fields.selection);
         // The list then skips the derived attributes the answer does not use.
         ctx.zaakAttributes = fields.zaakAttributes;
-        if (fields.expand) trees.set(ctx, expandingFields(() => parseExpand(fields.expand)));
+        if (fields.tree.size) expansions.set(ctx, { root, tree: fields.tree });
         return undefined;
       }
-      const value = ctx.operation.id === 'zaak__zoek' ? ctx.body?.expand : ctx.query.expand;
-      if (typeof value === 'string' && value.trim()) trees.set(ctx, parseExpand(value));
+      const values = [ctx.query.expand, ctx.operation.id === 'zaak__zoek' ? ctx.body?.expand : undefined].filter((v): v is string => typeof v === 'string' && !!v.trim());
+      if (!values.length) return undefined;
+      const tree = values.map((value) => parseExpand(value, root)).reduce(mergeTrees);
+      if (tree.size) expansions.set(ctx, { root, tree });
       return undefined;
     },
 
     // Synchronous when nothing is to be expanded: most requests pass without a promise.
     serialize(body, ctx) {
-      const tree = trees.get(ctx);
+      const expansion = expansions.get(ctx);
       const selection = selections.get(ctx);
-      const answer = () => (selection ? projectAnswer(body, selection) : body);
-      if (!tree) return selection && answer();
-      const page = body as { results?: Resource[] };
-      return expandLevel(ctx, 'zaak', Array.isArray(page.results) ? page.results : [body as Resource], tree).then(answer);
+      if (!expansion) return selection && projectAnswer(body, selection);
+      const expanded = expandResources(ctx, expansion.root, resourcesOf(body), expansion.tree, settings);
+      if (!selection) return expanded.then(() => body);
+      // `fields`: the expanded answer trimmed; what the engine refuses names `fields`, which asked for it.
+      return expanded.then(
+        () => projectAnswer(body, selection),
+        (error: unknown) => Promise.reject(namingFields(error)),
+      );
     },
   };
 }

@@ -1,6 +1,10 @@
 import { checkOptions, optionsSchema, deliveryFailure, type ChangeAction, type OutboxDelivery, type Plugin, type RegistryServices, type RemoteClient, type RemoteCredentials, type ResourceChange } from '../../src/plugin-api.js';
 
-/** The resources and actions the Zaken API 1.5.1 contract says are published (`update` covers PUT and PATCH). */
+/**
+ * The resources and actions the Zaken API contract says are published (`update` covers PUT and
+ * PATCH), a rol's `update` (1.8.0 serves PUT on rollen, and a changed rol must reach subscribers) and
+ * zaaknotitie.
+ */
 export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
   zaak: ['create', 'update', 'destroy'],
   status: ['create'],
@@ -8,11 +12,13 @@ export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
   zaakinformatieobject: ['create'],
   zaakeigenschap: ['create', 'update', 'destroy'],
   klantcontact: ['create'],
-  rol: ['create', 'destroy'],
+  rol: ['create', 'update', 'destroy'],
   resultaat: ['create', 'update', 'destroy'],
   zaakbesluit: ['create'],
   zaakcontactmoment: ['create'],
   zaakverzoek: ['create'],
+  // Not in the contract's list: a note is published like the zaak's other records (see the README).
+  zaaknotitie: ['create', 'update', 'destroy'],
 };
 
 /** The kenmerken of kanaal `zaken`: what subscribers filter on. */

@@ -111,6 +111,32 @@ for (const backend of BACKENDS) {
       assert.deepEqual(sent().map((n) => [n.resource, n.actie]), [['zaak', 'create'], ['status', 'create'], ['zaak', 'destroy']]);
     });
 
+    it('publishes a zaaknotitie’s create, update, partial_update and destroy, the zaak as hoofdObject; not when its zaak takes it along', async () => {
+      const zaak = (await post('/zaken', zaakInput())).body;
+      const input = { gerelateerdAan: zaak.url, onderwerp: 'Telefoon', tekst: 'Burger belde.' };
+      const note = (await post('/zaaknotities', input)).body;
+      await api.request(note.url, { method: 'PUT', json: { ...input, tekst: 'Burger belde terug.' } });
+      await api.request(note.url, { method: 'PATCH', json: { status: 'definitief' } });
+      assert.equal((await api.request(note.url, { method: 'DELETE' })).status, 204);
+      const second = (await post('/zaaknotities', input)).body;
+      await api.request(zaak.url, { method: 'DELETE' });
+      await settled();
+      assert.deepEqual(
+        sent().map((n) => [n.resource, n.actie, n.resourceUrl]),
+        [
+          ['zaak', 'create', zaak.url],
+          ['zaaknotitie', 'create', note.url],
+          ['zaaknotitie', 'update', note.url],
+          ['zaaknotitie', 'partial_update', note.url],
+          ['zaaknotitie', 'destroy', note.url],
+          ['zaaknotitie', 'create', second.url],
+          ['zaak', 'destroy', zaak.url],
+        ],
+      );
+      assert.ok(sent().every((n) => n.hoofdObject === zaak.url && n.kanaal === 'zaken'));
+      assert.deepEqual(sent()[1].kenmerken, { bronorganisatie: RSIN, zaaktype: ZAAKTYPE, vertrouwelijkheidaanduiding: 'openbaar' });
+    });
+
     it('a write that rolls back publishes nothing', async () => {
       const failed = await post('/zaken', zaakInput(), { 'x-fail-after-write': '1' });
       assert.equal(failed.status, 500);

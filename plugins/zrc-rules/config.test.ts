@@ -31,5 +31,12 @@ describe('zrc-rules in the CLI configuration', () => {
   it('refuses unknown plugins and options', async () => {
     assert.throws(await load({ development: true, plugins: { 'zrc-regels': true } }), /\/plugins\/zrc-regels: is not a known key/);
     assert.throws(await load({ development: true, plugins: { 'zrc-rules': { cache: 1 } } }), /\/plugins\/zrc-rules\/cache: is not a known key/);
+    assert.throws(await load({ development: true, plugins: { 'zrc-rules': { eigenschapSpecificatie: 'weigeren' } } }), /\/plugins\/zrc-rules\/eigenschapSpecificatie/);
+  });
+
+  it('takes eigenschapSpecificatie warn or reject', async () => {
+    const config = (await load({ development: true, plugins: { 'zrc-rules': { eigenschapSpecificatie: 'reject' } } }))();
+    assert.deepEqual(config.plugins, { 'zrc-rules': { eigenschapSpecificatie: 'reject' } });
+    assert.deepEqual(configuredPlugins(config.plugins).map((p) => p.name)[0], 'zrc-rules');
   });
 });

@@ -2,7 +2,7 @@ import { ProblemError, hasAnyScope, invalidParam, validationError, type AccessSu
 import type { Lookups } from './lookups.js';
 
 /** The resources whose changes a closed zaak refuses without `zaken.geforceerd-bijwerken`. */
-const GUARDED = new Set(['zaak', 'klantcontact', 'resultaat', 'rol', 'status', 'zaakinformatieobject', 'zaakobject', 'zaakbesluit', 'zaakeigenschap']);
+const GUARDED = new Set(['zaak', 'klantcontact', 'resultaat', 'rol', 'status', 'zaakinformatieobject', 'zaakobject', 'zaakbesluit', 'zaakeigenschap', 'zaaknotitie']);
 const FORCED = 'zaken.geforceerd-bijwerken';
 const REOPEN = 'zaken.heropenen';
 

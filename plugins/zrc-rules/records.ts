@@ -1,4 +1,4 @@
-import { invalidParam, referenceError, validationError, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
+import { invalidParam, referenceError, validationError, type InvalidParam, type RequestContext, type ZaakType } from '../../src/plugin-api.js';
 import type { Lookups } from './lookups.js';
 import { unchangeable } from './zaak.js';
 
@@ -15,15 +15,36 @@ export async function validateRecord(ctx: RequestContext, lookups: Lookups): Pro
   const { resource, action } = ctx.operation;
   if (action === 'destroy') return;
   const record = { ...ctx.current, ...ctx.data };
+  const errors = statusDateErrors(ctx);
   const rule = TYPE_OF_RECORD[resource as keyof typeof TYPE_OF_RECORD];
   if (rule) {
     const url = String(record[rule.field]);
     const [, zaaktype] = await Promise.all([lookups.catalog(ctx, rule.kind, url, rule.field), lookups.zaaktypeOf(ctx, ctx.zaak!)]);
     if (!((zaaktype[rule.list] as string[] | undefined) ?? []).includes(url)) {
-      throw invalidParam('nonFieldErrors', 'zaaktype-mismatch', `Het ${rule.kind} hoort niet bij het zaaktype van de zaak.`);
+      errors.push({ name: 'nonFieldErrors', code: 'zaaktype-mismatch', reason: `Het ${rule.kind} hoort niet bij het zaaktype van de zaak.` });
     }
   }
+  if (errors.length) throw validationError(errors);
   if (resource === 'zaakinformatieobject') await validateZaakinformatieobject(ctx, lookups);
+}
+
+/**
+ * A status is not set before its zaak started: the date of `datumStatusGezet` as the client wrote it
+ * (in its own offset, as the zaak's einddatum is taken from it) not before the zaak's `startdatum`.
+ */
+function statusDateErrors(ctx: RequestContext): InvalidParam[] {
+  const { resource, action } = ctx.operation;
+  if (resource !== 'status' || action !== 'create') return [];
+  const date = String(ctx.data!.datumStatusGezet).slice(0, 10);
+  const startdatum = ctx.zaak?.startdatum;
+  if (typeof startdatum !== 'string' || date >= startdatum) return [];
+  return [{ name: 'datumStatusGezet', code: 'before-startdatum', reason: `De status kan niet gezet zijn voor de startdatum van de zaak (${startdatum}).` }];
+}
+
+/** Inside the transaction, on the zaak as locked: the status date again (a concurrent update may have moved the startdatum). */
+export function recheckRecord(ctx: RequestContext): void {
+  const errors = statusDateErrors(ctx);
+  if (errors.length) throw validationError(errors);
 }
 
 /** zrc-003, zrc-004 and zrc-017. */

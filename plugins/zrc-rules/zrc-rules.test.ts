@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { signZgwJwt, staticAuthorizations, type Applicatie, type Plugin } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
+import { requestGate } from '../../test/helpers/gate.js';
 import { RSIN, RSIN_2, startRegistry, type TestServer } from '../../test/helpers/registry.js';
 import { startZgwWorld, type ZgwWorld } from '../../test/helpers/zgw-world.js';
 
@@ -47,6 +48,8 @@ for (const backend of BACKENDS) {
     let world: ZgwWorld;
     let api: TestServer;
     let probe: ReturnType<typeof closingProbe>;
+    // Holds a behandelaar's request after its validation, before its transaction.
+    const gate = requestGate('validate', 'behandelaar');
     const tokens = new Map<string, string>();
 
     type Init = RequestInit & { json?: unknown };
@@ -103,7 +106,7 @@ for (const backend of BACKENDS) {
             app('heropener', world.zaaktype, [...BASE_SCOPES, 'zaken.heropenen']),
           ]),
         },
-        plugins: [probe],
+        plugins: [probe, gate],
       });
     });
     after(async () => {
@@ -351,6 +354,18 @@ for (const backend of BACKENDS) {
         assert.deepEqual(own.map((r) => r.status), [201, 201, 201, 201]);
       });
 
+      it('zrc-019 on PUT /rollen/{uuid}: a roltype of another zaaktype → zaaktype-mismatch, the rol unchanged', async () => {
+        const zaak = await newZaak();
+        const created = (await rol(zaak)).body;
+        const body = { zaak: zaak.url, betrokkeneType: 'medewerker', roltoelichting: 'behandelt', betrokkene: 'https://medewerkers.test/2' };
+        const refused = await as('admin', created.url, { method: 'PUT', json: { ...body, roltype: world.otherTypes.rol } });
+        assert.deepEqual([refused.status, ...first(refused.body)], [400, 'nonFieldErrors', 'zaaktype-mismatch'], refused.text);
+        assert.deepEqual((await get(created.url)).body, created);
+        const replaced = await as('admin', created.url, { method: 'PUT', json: { ...body, roltype: world.types.rolBehandelaar } });
+        assert.equal(replaced.status, 200, replaced.text);
+        assert.equal(replaced.body.betrokkene, 'https://medewerkers.test/2');
+      });
+
       it('a type that cannot be fetched → bad-url on its field; changing a resultaat to a foreign type → mismatch', async () => {
         const zaak = await newZaak();
         const response = await post('/statussen', { zaak: zaak.url, statustype: `${world.catalog.origin}/catalogi/api/v1/statustypen/404`, datumStatusGezet: '2024-03-02T10:00:00Z' });
@@ -358,6 +373,40 @@ for (const backend of BACKENDS) {
         const result = await resultaat(zaak);
         const changed = await patch(result.url, { resultaattype: world.otherTypes.resultaat });
         assert.deepEqual([changed.status, ...first(changed.body)], [400, 'nonFieldErrors', 'zaaktype-mismatch']);
+      });
+    });
+
+    describe('a status date', () => {
+      it('not before the zaak’s startdatum, by the date as the client wrote it (datumStatusGezet / before-startdatum)', async () => {
+        const zaak = await newZaak({ startdatum: '2024-03-01' });
+        for (const early of ['2024-02-29T10:00:00Z', '2024-02-29T23:30:00-01:00']) {
+          const response = await status(zaak, world.types.statusStart, early);
+          assert.deepEqual([response.status, ...codes(response.body)], [400, ['datumStatusGezet', 'before-startdatum']], early);
+        }
+        assert.equal((await get(`/statussen?zaak=${encodeURIComponent(zaak.url)}`)).body.count, 0, 'nothing stored');
+        // The client's own date counts: 1 March at 00:30 in +01:00 is still 29 February in UTC.
+        for (const onTheDay of ['2024-03-01T00:30:00+01:00', '2024-03-01T10:00:00Z']) {
+          assert.equal((await status(zaak, world.types.statusStart, onTheDay)).status, 201, onTheDay);
+        }
+      });
+
+      it('is checked again on the zaak as locked: a startdatum moved meanwhile is seen', async () => {
+        const zaak = await newZaak({ startdatum: '2024-03-01' });
+        const { reached, release } = gate.hold();
+        const pending = status(zaak, world.types.statusStart, '2024-03-02T10:00:00Z', 'behandelaar');
+        await reached;
+        const moved = await patch(zaak.url, { startdatum: '2024-03-10' });
+        assert.equal(moved.status, 200, moved.text);
+        release();
+        const response = await pending;
+        assert.deepEqual([response.status, ...codes(response.body)], [400, ['datumStatusGezet', 'before-startdatum']], response.text);
+        assert.equal((await get(`/statussen?zaak=${encodeURIComponent(zaak.url)}`)).body.count, 0);
+      });
+
+      it('is reported with the other broken rules of the status at once', async () => {
+        const zaak = await newZaak({ startdatum: '2024-03-01' });
+        const response = await post('/statussen', { zaak: zaak.url, statustype: world.otherTypes.status, datumStatusGezet: '2024-02-01T10:00:00Z' });
+        assert.deepEqual([response.status, ...codes(response.body)], [400, ['datumStatusGezet', 'before-startdatum'], ['nonFieldErrors', 'zaaktype-mismatch']]);
       });
     });
 
@@ -431,9 +480,11 @@ for (const backend of BACKENDS) {
         const zaak = await closedZaak();
         const rolBefore = await rol(zaak); // admin has every scope
         assert.equal(rolBefore.status, 201);
+        const rolChange = { zaak: zaak.url, betrokkeneType: 'medewerker', roltype: world.types.rolBehandelaar, roltoelichting: 'gecorrigeerd', betrokkene: 'https://medewerkers.test/1' };
         const attempts = await Promise.all([
           patch(zaak.url, { omschrijving: 'nog even' }, 'behandelaar'),
           rol(zaak, world.types.rolBehandelaar, 'behandelaar'),
+          as('behandelaar', rolBefore.body.url, { method: 'PUT', json: rolChange }),
           as('behandelaar', rolBefore.body.url, { method: 'DELETE' }),
           post('/zaakobjecten', { zaak: zaak.url, objectType: 'pand', object: 'https://bag.test/panden/1' }, 'behandelaar'),
           post('/klantcontacten', { zaak: zaak.url, datumtijd: '2024-03-01T09:00:00Z' }, 'behandelaar'),
@@ -449,9 +500,32 @@ for (const backend of BACKENDS) {
         const forced = await patch(zaak.url, { omschrijving: 'correctie' }, 'forceer');
         assert.equal(forced.status, 200, forced.text);
         assert.equal((await rol(zaak, world.types.rolBehandelaar, 'forceer')).status, 201);
+        const forcedRol = await as('forceer', rolBefore.body.url, { method: 'PUT', json: rolChange });
+        assert.deepEqual([forcedRol.status, forcedRol.body.roltoelichting], [200, 'gecorrigeerd'], forcedRol.text);
         const corrected = await status(zaak, world.types.statusEnd, '2024-03-08T10:00:00+01:00', 'forceer');
         assert.equal(corrected.status, 201, corrected.text);
         assert.equal((await get(zaak.url)).body.einddatum, '2024-03-08', 'a corrected end status moves einddatum');
+      });
+
+      it('guards its notes too: written, changed and removed only with zaken.geforceerd-bijwerken beside zaken.bijwerken', async () => {
+        const zaak = await closedZaak();
+        const input = { gerelateerdAan: zaak.url, onderwerp: 'Na afsluiten', tekst: 'Correctie nodig.' };
+        const existing = await post('/zaaknotities', input); // admin has every scope
+        assert.equal(existing.status, 201, existing.text);
+        const trail = (await get(`/zaken/${zaak.uuid}/audittrail`)).body.length;
+        const attempts = [
+          await post('/zaaknotities', input, 'behandelaar'),
+          await patch(existing.body.url, { tekst: 'Anders.' }, 'behandelaar'),
+          await as('behandelaar', existing.body.url, { method: 'PUT', json: { ...input, tekst: 'Anders.' } }),
+          await as('behandelaar', existing.body.url, { method: 'DELETE' }),
+        ];
+        for (const response of attempts) assert.deepEqual([response.status, response.body?.code], [403, 'permission_denied'], response.text);
+        assert.equal((await get(`/zaken/${zaak.uuid}/audittrail`)).body.length, trail, 'nothing written');
+        assert.equal((await as('behandelaar', existing.body.url)).status, 200, 'reading stays allowed');
+        assert.equal((await post('/zaaknotities', input, 'forceer')).status, 201);
+        const forced = await patch(existing.body.url, { tekst: 'Gecorrigeerd.' }, 'forceer');
+        assert.equal(forced.status, 200, forced.text);
+        assert.equal((await as('forceer', existing.body.url, { method: 'DELETE' })).status, 204);
       });
 
       it('answers a validation error before its 403, as the reference orders them: a second resultaat is 400 unique', async () => {
@@ -603,8 +677,8 @@ describe('zrc-rules disabled (preset none)', () => {
       assert.equal(zaak.status, 201, 'concept zaaktype and foreign products: rules that are the plugin’s');
       const invalid = await api.request('/zaken', { method: 'POST', json: { zaaktype: world.zaaktype, bronorganisatie: 'geen-rsin', startdatum: 'gisteren' } });
       assert.equal(invalid.status, 400, 'the schema still applies');
-      const end = await api.request('/statussen', { method: 'POST', json: { zaak: zaak.body.url, statustype: world.types.statusEnd, datumStatusGezet: '2024-03-05T10:00:00Z' } });
-      assert.equal(end.status, 201);
+      const end = await api.request('/statussen', { method: 'POST', json: { zaak: zaak.body.url, statustype: world.types.statusEnd, datumStatusGezet: '2024-02-05T10:00:00Z' } });
+      assert.equal(end.status, 201, 'a status before the startdatum too: that rule is the plugin’s');
       assert.equal((await api.request(zaak.body.url)).body.einddatum, null, 'nothing closes a zaak without the plugin');
     } finally {
       await api.close();

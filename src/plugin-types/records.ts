@@ -12,7 +12,8 @@ export type ZaakRecordKind =
   | 'zaakobject'
   | 'zaakverzoek'
   | 'zaakbesluit'
-  | 'zaakeigenschap';
+  | 'zaakeigenschap'
+  | 'zaaknotitie';
 
 /** The audit trail's who and why. */
 export interface ChangeActor {

@@ -3,6 +3,12 @@
 /** Per call: a signal that aborts it early (an outbox delivery's timeout or shutdown). */
 export interface RemoteCallOptions {
   signal?: AbortSignal;
+  /**
+   * The `Authorization` header to send instead of the token of the host's `credentials`: a
+   * client's own header, forwarded so the remote API decides what that client may read; `false`
+   * sends none. Only ever sent to an allowed host.
+   */
+  authorization?: string | false;
 }
 
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */

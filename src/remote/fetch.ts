@@ -97,10 +97,13 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
    * headers and `read`ing the body all end by `timeoutMs` (a host that trickles its body is as late as
    * one that never answers). A redirect is not followed: it is an answer of its own (a status).
    */
-  async function exchange<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body: unknown, callerSignal: AbortSignal | undefined, read: (response: RemoteResponse) => Promise<T>): Promise<T> {
+  async function exchange<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body: unknown, call: RemoteCallOptions, read: (response: RemoteResponse) => Promise<T>): Promise<T> {
     const parsed = parse(url);
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
-    const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', 'user-agent': 'zaakregister', ...(await authorization(parsed)) };
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', 'user-agent': 'zaakregister' };
+    if (call.authorization === undefined) Object.assign(headers, await authorization(parsed));
+    else if (call.authorization) headers.authorization = call.authorization;
+    const callerSignal = call.signal;
     if (body !== undefined) headers['content-type'] = 'application/json';
     // The remote's logs can then be matched with the request that caused the call.
     const requestId = currentRequest()?.id;
@@ -163,7 +166,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
   return {
     isAllowed,
     getJson<T>(url: string, options: RemoteCallOptions = {}): Promise<T> {
-      return exchange('GET', url, undefined, options.signal, async (response) => {
+      return exchange('GET', url, undefined, options, async (response) => {
         if (response.statusCode !== 200) return refuseStatus(response, url, 'GET');
         const json = await readJson<T>(response, url);
         if (json === undefined) throw new RemoteError('not-json', url, `${url} did not answer with JSON`);
@@ -171,7 +174,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       });
     },
     sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options: RemoteCallOptions = {}): Promise<T | undefined> {
-      return exchange(method, url, body, options.signal, async (response) => {
+      return exchange(method, url, body, options, async (response) => {
         if (response.statusCode < 200 || response.statusCode > 299) return refuseStatus(response, url, method);
         return readJson<T>(response, url);
       });

@@ -1,3 +1,5 @@
+import type { JsonSchema } from '../operation.js';
+
 /**
  * RSIN/BSN check as ZGW implementations do it: nine digits passing the 11-test
  * (https://nl.wikipedia.org/wiki/Burgerservicenummer#11-proef). Codes match vng-api-common.
@@ -11,3 +13,6 @@ export function rsinError(value: string): { code: string; reason: string } | und
   if (sum % 11 !== 0) return { code: 'invalid', reason: 'Onjuist RSIN.' };
   return undefined;
 }
+
+/** A string field holding an RSIN: at most nine characters, checked by `rsinError` (keyword `x-rsin`). */
+export const rsinSchema = (description: string): JsonSchema => ({ type: 'string', maxLength: 9, 'x-rsin': true, description });

@@ -27,6 +27,7 @@ export interface Storage {
 
 /** PostgreSQL error codes the registry turns into problems. */
 export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_CHECK_VIOLATION = '23514';
 
 /**
  * A prepared statement whose result columns changed under it: PostgreSQL expands a `*` (`select

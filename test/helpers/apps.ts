@@ -1,7 +1,8 @@
 import { signZgwJwt, staticAuthorizations, type Applicatie, type AuthOptions } from '../../src/index.js';
 import { ZAAKTYPE } from './registry.js';
 
-const SECRET = 'apps-helper-secret-of-at-least-32-bytes';
+/** The secret both applications sign their tokens with: what a stand-in API needs to check them. */
+export const APPS_SECRET = 'apps-helper-secret-of-at-least-32-bytes';
 
 /**
  * Two applications with ZGW JWTs: `alles` (heeftAlleAutorisaties) and `beperkt`, which may only read
@@ -19,9 +20,9 @@ export function testApps(): { authorization: AuthOptions; headers(clientId: 'all
   ];
   const tokens = new Map<string, string>();
   return {
-    authorization: { clients: { alles: SECRET, beperkt: SECRET }, source: staticAuthorizations(applications) },
+    authorization: { clients: { alles: APPS_SECRET, beperkt: APPS_SECRET }, source: staticAuthorizations(applications) },
     async headers(clientId) {
-      if (!tokens.has(clientId)) tokens.set(clientId, await signZgwJwt(clientId, SECRET));
+      if (!tokens.has(clientId)) tokens.set(clientId, await signZgwJwt(clientId, APPS_SECRET));
       return { authorization: `Bearer ${tokens.get(clientId)}` };
     },
   };

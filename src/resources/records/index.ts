@@ -12,6 +12,7 @@ import { statusDefinition } from './status.js';
 import { zaakeigenschapDefinition } from './zaakeigenschap.js';
 import { zaakinformatieobjectDefinition } from './zaakinformatieobject.js';
 import { zaakobjectDefinition } from './zaakobject.js';
+import { zaaknotitieDefinition } from './zaaknotitie.js';
 import type { ZaakRecordKind } from '../../plugin-types.js';
 export type { ZaakRecordKind };
 
@@ -27,6 +28,7 @@ export const ZAAK_RECORD_DEFINITIONS = [
   zaakverzoekDefinition,
   zaakbesluitDefinition,
   zaakeigenschapDefinition,
+  zaaknotitieDefinition,
 ];
 
 /** Lists one kind of record for some zaken (by uuid), as clients see them. */
@@ -37,6 +39,8 @@ export interface ZaakRecordResources {
   fragments: OpenApiFragment[];
   listers: Map<string, RecordLister>;
   writers: Map<string, RecordWriter>;
+  /** Per kind, the field of a listed record that holds its zaak's URL (`zaak`, `gerelateerdAan`). */
+  zaakFields: Map<string, string>;
 }
 
 export function zaakRecordResources(announce: AnnounceChange): ZaakRecordResources {
@@ -46,5 +50,6 @@ export function zaakRecordResources(announce: AnnounceChange): ZaakRecordResourc
     fragments: resources.map((r) => r.openapi),
     listers: new Map(resources.map((r) => [r.name, r.list])),
     writers: new Map(resources.map((r) => [r.name, r.writer])),
+    zaakFields: new Map(resources.map((r) => [r.name, r.zaakField])),
   };
 }

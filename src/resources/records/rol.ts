@@ -8,7 +8,11 @@ import { BIJWERKEN, LEZEN } from './scopes.js';
 
 const uri = { type: 'string', format: 'uri' };
 
-/** Rol: who is involved in a zaak and how; omschrijving and omschrijvingGeneriek come from the roltype. */
+/**
+ * Rol: who is involved in a zaak and how; omschrijving and omschrijvingGeneriek come from the roltype.
+ * A rol stays with its zaak (the statussen it set are that zaak's), and a PUT replaces it whole: an
+ * identification left out is cleared, never kept for another betrokkene or betrokkeneType.
+ */
 export const rolDefinition: ZaakRecordDefinition = {
   name: 'rol',
   table: 'rol',
@@ -17,8 +21,15 @@ export const rolDefinition: ZaakRecordDefinition = {
   component: 'Rol',
   label: 'ROL',
   actions: CORE_OPERATIONS.rol,
-  scopes: { read: LEZEN, create: BIJWERKEN, destroy: BIJWERKEN },
+  descriptions: {
+    update:
+      '**Validatieregel**: indien opgegeven, dan wordt `betrokkeneIdentificatie` gevalideerd tegen de betrokkeneType discriminator.\n\n' +
+      'De ROL wordt in zijn geheel vervangen: velden die niet meegestuurd worden, worden leeggemaakt. De `zaak` kan niet gewijzigd worden.',
+  },
+  scopes: { read: LEZEN, create: BIJWERKEN, update: BIJWERKEN, destroy: BIJWERKEN },
   paginated: true,
+  staysWithZaak: true,
+  replacedByPut: true,
   fields: [
     { field: 'betrokkene', column: 'betrokkene' },
     { field: 'betrokkeneType', column: 'betrokkene_type' },
@@ -58,6 +69,7 @@ export const rolDefinition: ZaakRecordDefinition = {
     return [{ name: 'nonFieldErrors', code: 'invalid-betrokkene', reason: 'betrokkene of betrokkeneIdentificatie moet opgegeven zijn.' }];
   },
   async prepare(data, { ctx }) {
+    if (!('roltype' in data)) return; // a service update without it keeps the roltype and what came from it
     const roltype = await catalogReference(ctx, 'roltype', String(data.roltype), 'roltype');
     data.omschrijving = String(roltype.omschrijving ?? '');
     data.omschrijvingGeneriek = String(roltype.omschrijvingGeneriek ?? '');

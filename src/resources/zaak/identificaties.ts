@@ -11,7 +11,8 @@ const BLOCK_SPAN_MS = 1000;
  * and goes to the database as one round trip. A block is sized to about a second's worth at the rate
  * they were taken (one when creates are rare, so one reservation per create as before, up to 64 under
  * load) and expires within 10 seconds. What a block still holds when it expires or the instance stops
- * is a gap in the numbers, as a rolled-back insert always left one.
+ * is a gap in the numbers, as a rolled-back insert always left one. Zaaknummers that clients reserve
+ * for zaken of their own (`zaaknummer_reserveren`) come from the same sequence, so a block never holds one.
  *
  * A client may choose a reserved identificatie for a zaak of its own. Through this instance, the block
  * holding it is dropped (`taken`); through another one within those seconds (or through this one,

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../operation.js';
+import { rsinSchema as rsin } from '../../schema/rsin.js';
 import { geometrySchema } from '../shared/geometry.js';
 import {
   AARD_RELATIE,
@@ -16,7 +17,6 @@ const readOnlyUrls = (description: string): JsonSchema => ({
   uniqueItems: true,
   description,
 });
-const rsin = (description: string): JsonSchema => ({ type: 'string', maxLength: 9, 'x-rsin': true, description });
 
 export const verlengingSchema: JsonSchema = {
   type: 'object',

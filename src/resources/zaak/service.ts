@@ -97,7 +97,7 @@ export function removalAnnouncer(host: PluginHost, records: ZaakRecordResources)
     const origin = (source: 'cascade' | 'request') => ({ tx, baseUrl: ctx.baseUrl, action: 'destroy' as const, source, status: 204, actor: {}, ctx });
     for (const [kind, list] of records.listers) {
       for (const record of await list(tx, rows.map((r) => r.uuid), ctx.baseUrl)) {
-        const hoofdObject = String(record.zaak);
+        const hoofdObject = String(record[records.zaakFields.get(kind)!]);
         const change = { resource: kind, resourceUrl: String(record.url), hoofdObject, zaak: summaries.get(hoofdObject)!, oud: record, nieuw: null };
         await host.domain('resourceChanged', announcement(origin('cascade'), change));
       }

@@ -3,14 +3,19 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { insertRow } from '../../storage/named-statement.js';
 import { DEFERRED_WRITE, PREPARED } from '../../storage/statement-batching.js';
-import { PG_UNIQUE_VIOLATION } from '../../storage/types.js';
+import { PG_CHECK_VIOLATION, PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { JSON_COLUMNS, ZAAK_RETURNING, toColumns, type ZaakRow } from './columns.js';
 import type { IdentificatieReserve } from './identificaties.js';
 
+/** The refusals of a zaak's (bronorganisatie, identificatie) by the database, as the 400 they answer. */
 function uniqueIdentificatie(error: unknown): ProblemError | undefined {
   const e = error as { code?: string; constraint?: string };
   if (e.code === PG_UNIQUE_VIOLATION && e.constraint === 'zaak_bronorganisatie_identificatie_unique') {
     return invalidParam('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+  }
+  // `core/013_zaaknummer_reservation`: a reserved zaaknummer goes only to a zaak of its bronorganisatie.
+  if (e.code === PG_CHECK_VIOLATION && e.constraint === 'zaaknummer_reserved') {
+    return invalidParam('identificatie', 'identificatie-gereserveerd', 'Dit zaaknummer is gereserveerd voor een andere bronorganisatie.');
   }
   return undefined;
 }

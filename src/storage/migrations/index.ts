@@ -11,6 +11,8 @@ import { accessOrderIndexMigration } from './009-access-order-index.js';
 import { zaaktypeOrderIndexMigration } from './010-zaaktype-order-index.js';
 import { outboxLeaseMigration } from './011-outbox-lease.js';
 import { zaakReservedIdentificatieMigration } from './012-zaak-reserved-identificatie.js';
+import { zaaknummerReservationMigration } from './013-zaaknummer-reservation.js';
+import { zaaknotitieMigration } from './014-zaaknotitie.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration];

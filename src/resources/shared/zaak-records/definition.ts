@@ -5,8 +5,12 @@ import type { InvalidParam } from '../../../problem.js';
 import type { ChangeActor } from '../../audittrail/record.js';
 import type { ZaakRow } from '../../zaak/columns.js';
 
-/** `headers`: HEAD on the detail path is documented (the contract lists it where ETags are served). */
-export type RecordAction = 'list' | 'create' | 'retrieve' | 'headers' | 'update' | 'partial_update' | 'destroy';
+/**
+ * `headers`: HEAD on the detail path is documented (the contract lists it where ETags are served).
+ * `read` and `delete`: retrieve and destroy, served under the operationIds the contract gives them
+ * (`zaaknotitie_read`, `zaaknotitie_delete`).
+ */
+export type RecordAction = 'list' | 'create' | 'retrieve' | 'read' | 'headers' | 'update' | 'partial_update' | 'destroy' | 'delete';
 
 /** An API field stored in a column of the record's table. */
 export interface StoredField {
@@ -56,9 +60,19 @@ export interface ZaakRecordDefinition {
   tag: string;
   /** The contract schema that describes it, e.g. `Status`. */
   component: string;
+  /**
+   * The contract schema of its request bodies, where the contract has one of its own (`ZaakNotitieRequest`:
+   * required texts may not be blank); PATCH bodies are documented as `Patched<requestComponent>`.
+   * Without it, request bodies are `component` without its read-only fields.
+   */
+  requestComponent?: string;
+  /** The field that links it to its zaak, also its `?<field>=` filter: `zaak` (default) or `gerelateerdAan` (ZaakNotitie). */
+  zaakField?: string;
   /** Name in summaries, e.g. `STATUS`. */
   label: string;
   actions: readonly RecordAction[];
+  /** The OpenAPI `description` of some of its operations, where a rule should be read there. */
+  descriptions?: Partial<Record<RecordAction, string>>;
   /** Scopes per kind of operation; any one of a list suffices. */
   scopes: { read: string[]; create: string[]; update?: string[]; destroy?: string[] };
   /** Lists are paginated, or bare arrays, as the contract says. */
@@ -66,6 +80,16 @@ export interface ZaakRecordDefinition {
   /** Stored fields besides `zaak`, client-writable or derived when written. */
   fields: StoredField[];
   filters?: RecordFilter[];
+  /**
+   * The record stays with the zaak it was made for: an update naming another zaak is refused
+   * (`zaak` / `wijzigen-niet-toegelaten`) instead of moving it.
+   */
+  staysWithZaak?: boolean;
+  /**
+   * A PUT replaces the record as a whole: the writable fields it leaves out are cleared, not kept
+   * from before (PATCH and service updates still change only what they name).
+   */
+  replacedByPut?: boolean;
   /** A polymorphic field whose shape depends on a discriminator (Rol.betrokkeneIdentificatie). */
   variant?: { discriminator: string; field: string };
   /** Rules beyond the schema, on the complete record after the change. */
@@ -96,6 +120,11 @@ export interface ZaakRecordDefinition {
    * `joins` or `derive` reads a created row back.
    */
   inserted?: { returning: Record<string, string>; derive(row: RecordRow, baseUrl: string): Record<string, unknown> };
+  /**
+   * Why the stored record may not be changed (a definitief ZaakNotitie): checked on the row as an
+   * update locked it, inside the update's transaction, so a concurrent change is seen.
+   */
+  changeErrors?(stored: RecordRow): InvalidParam[];
   /** A unique constraint's name → the error to answer when a write violates it. */
   unique?: Record<string, InvalidParam>;
   /** `resourceWeergave` in the audit trail. */

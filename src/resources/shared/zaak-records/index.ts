@@ -24,19 +24,21 @@ export function zaakRecordResource(def: ZaakRecordDefinition, announce: Announce
     return render(db, rows, baseUrl);
   }
 
-  const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component) } };
-  return { operations, openapi, list, writer };
+  const openapi: OpenApiFragment = { components: { schemas: contractFragment(def.component, def.requestComponent) } };
+  return { operations, openapi, list, writer, zaakField: kind.zaakField };
 }
 
 /** The contract's schemas one resource refers to, transitively (served in the OpenAPI document). */
-function contractFragment(component: string): Record<string, Record<string, unknown>> {
+function contractFragment(component: string, requestComponent?: string): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   const visit = (name: string) => {
     if (out[name] || !contractComponents[name]) return;
     out[name] = contractComponents[name];
     for (const match of JSON.stringify(contractComponents[name]).matchAll(/#\/components\/schemas\/([A-Za-z_]+)/g)) visit(match[1]);
   };
-  visit(component);
-  visit(`Patched${component}`);
+  for (const name of [component, requestComponent ?? component]) {
+    visit(name);
+    visit(`Patched${name}`);
+  }
   return out;
 }

@@ -8,14 +8,22 @@ import type { RecordRow, StoredField, ZaakRecordDefinition } from './definition.
 /** A record kind as its operations and the service layer use it: its request schemas, and how its rows are read and rendered. */
 export function recordKind(def: ZaakRecordDefinition) {
   const nested = def.path.includes('{zaak_uuid}');
+  const zaakField = def.zaakField ?? 'zaak';
   const schema = contractSchema(def.component);
   // A polymorphic field is declared by the variants only; it comes last, as in the contract's allOf.
   const properties = [...Object.keys(schema.properties as object), ...(def.variant ? [def.variant.field] : [])];
   const fieldsByName = new Map(def.fields.map((f) => [f.field, f]));
   // The request body also carries the polymorphic field, checked against its variant separately.
   const extra = def.variant ? { [def.variant.field]: { type: 'object', nullable: true } } : {};
-  const bodySchema = requestSchema(schema, { extra });
-  const patchSchema = requestSchema(schema, { partial: true, extra });
+  // A request schema of its own declares what the representation does not (texts that may not be blank).
+  const requestBase = def.requestComponent ? contractSchema(def.requestComponent) : schema;
+  const bodySchema = requestSchema(requestBase, { extra });
+  const patchSchema = requestSchema(requestBase, { partial: true, extra });
+  // A replacing PUT clears the writable stored fields it leaves out (`zaak` it requires).
+  const clearedByPut = Object.fromEntries(def.fields.filter((f) => Object.hasOwn(bodySchema.properties as object, f.field)).map((f) => [f.field, null]));
+  /** The fields a request writes: as sent; for a PUT of a record it replaces, with what it leaves out cleared. */
+  const writtenFields = (body: Record<string, unknown> | undefined, action: string): Record<string, unknown> =>
+    def.replacedByPut && action === 'update' ? { ...clearedByPut, ...body } : { ...body };
   const urlOf = (baseUrl: string, row: { uuid: string; zaak_uuid: string }) =>
     `${baseUrl}${def.path.replace('{zaak_uuid}', row.zaak_uuid)}/${row.uuid}`;
 
@@ -37,7 +45,7 @@ export function recordKind(def: ZaakRecordDefinition) {
       for (const name of properties) {
         if (name === 'url') out.url = urlOf(baseUrl, row);
         else if (name === 'uuid') out.uuid = row.uuid;
-        else if (name === 'zaak') out.zaak = `${baseUrl}/zaken/${row.zaak_uuid}`;
+        else if (name === zaakField) out[name] = `${baseUrl}/zaken/${row.zaak_uuid}`;
         else if (name in extra) out[name] = extra[name];
         else if (fieldsByName.has(name)) out[name] = fromColumn(row, fieldsByName.get(name)!);
       }
@@ -79,7 +87,7 @@ export function recordKind(def: ZaakRecordDefinition) {
     return (await render(db, [row], baseUrl))[0];
   }
 
-  return { def, nested, schema, bodySchema, patchSchema, select, render, renderRows, toColumns, findRow, renderById, variantErrors };
+  return { def, nested, zaakField, schema, bodySchema, patchSchema, writtenFields, select, render, renderRows, toColumns, findRow, renderById, variantErrors };
 }
 
 export type RecordKind = ReturnType<typeof recordKind>;

@@ -1,5 +1,5 @@
 import type { Operation } from '../../../operation.js';
-import { ProblemError } from '../../../problem.js';
+import { ProblemError, validationError } from '../../../problem.js';
 import { requestOrigin } from '../../audittrail/record.js';
 import { zaakSummary } from '../../zaak/representation.js';
 import { findZaakByUuid } from '../../zaak/repository.js';
@@ -11,17 +11,26 @@ import type { RecordKind } from './kind.js';
 import { requestState, type RequestSteps } from './request-steps.js';
 import type { RecordWrites } from './writes.js';
 
+/** The names the contract gives retrieve and destroy where they are not `retrieve` and `destroy` (ZaakNotitie). */
+const CONTRACT_NAMES: Partial<Record<RecordAction, RecordAction>> = { retrieve: 'read', destroy: 'delete' };
+
 /** The operations the contract lists for a record kind: list, create, retrieve, update and destroy. */
 export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: RecordWrites): Operation[] {
-  const { def, nested, bodySchema, patchSchema, select, render } = kind;
+  const { def, nested, zaakField, bodySchema, patchSchema, select, render } = kind;
   const { loadCurrent, locate, recordErrors, prepareWrite, lockZaken, lockedRecordOf, accessSubjects } = steps;
   const { insertRecord, updateRecord, deleteRecord } = writes;
   const ref = { $ref: `#/components/schemas/${def.component}` };
+  const requestRef = { $ref: `#/components/schemas/${def.requestComponent ?? def.component}` };
+  const patchRef = { $ref: `#/components/schemas/Patched${def.requestComponent ?? def.component}` };
   const detailPath = `${def.path}/{uuid}`;
   const read = { write: false, resource: def.name, scopes: def.scopes.read } as const;
   const operations: Operation[] = [];
   const has = (action: RecordAction) => def.actions.includes(action);
-  const filters = [...(nested ? [] : [zaakFilter]), ...(def.filters ?? [])];
+  /** The name the record serves an action under (its operationId's suffix), or undefined when it does not serve it. */
+  const servedAs = (action: RecordAction) => [action, CONTRACT_NAMES[action]].find((name) => name !== undefined && has(name));
+  const retrieveName = servedAs('retrieve');
+  const destroyName = servedAs('destroy');
+  const filters = [...(nested ? [] : [zaakFilter(zaakField)]), ...(def.filters ?? [])];
 
   if (has('list')) {
     operations.push({
@@ -88,15 +97,15 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
         tags: [def.tag],
         successStatus: 201,
         responseSchema: ref,
-        requestSchema: ref,
+        requestSchema: requestRef,
         successHeaders: { Location: { description: 'URL waar de resource leeft.', schema: { type: 'string', format: 'uri' } } },
       },
     });
   }
-  if (has('retrieve')) {
+  if (retrieveName) {
     operations.push({
       ...read,
-      id: `${def.name}_retrieve`,
+      id: `${def.name}_${retrieveName}`,
       method: 'get',
       path: detailPath,
       action: 'retrieve',
@@ -127,21 +136,24 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       async execute(ctx) {
         const { zaak, columns } = requestState.get(ctx)!;
         const locked = await lockedRecordOf(ctx);
+        const refused = def.changeErrors?.(locked) ?? [];
+        if (refused.length) throw validationError(refused);
         ctx.result = await updateRecord(requestOrigin(ctx), zaak, locked.id, ctx.current!, ctx.data!, columns ?? {});
         ctx.response.body = ctx.result;
       },
       openapi: {
         summary: action === 'update' ? `Werk een ${def.label} in zijn geheel bij.` : `Werk een ${def.label} deels bij.`,
+        description: def.descriptions?.[action],
         tags: [def.tag],
         successStatus: 200,
         responseSchema: ref,
-        requestSchema: action === 'update' ? ref : { $ref: `#/components/schemas/Patched${def.component}` },
+        requestSchema: action === 'update' ? requestRef : patchRef,
       },
     });
   }
-  if (has('destroy')) {
+  if (destroyName) {
     operations.push({
-      id: `${def.name}_destroy`,
+      id: `${def.name}_${destroyName}`,
       method: 'delete',
       path: detailPath,
       resource: def.name,

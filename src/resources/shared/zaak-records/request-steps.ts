@@ -11,12 +11,15 @@ import type { RecordKind } from './kind.js';
 /** What a request's steps found (the zaak, the record, prepared columns), for the steps after them. */
 export const requestState = new WeakMap<RequestContext, { zaak: ZaakRow; row?: RecordRow; columns?: Record<string, unknown> }>();
 
+/** The answer to an update naming another zaak for a record that stays with its own (`staysWithZaak`). */
+export const ZAAK_UNCHANGEABLE: InvalidParam = { name: 'zaak', code: 'wijzigen-niet-toegelaten', reason: 'Dit veld mag niet gewijzigd worden.' };
+
 /**
  * The steps of a record request before its `execute`: finding the record and its zaak, the rules,
  * look-ups and derived values of a write, and the zaken locked inside its transaction.
  */
 export function requestSteps(kind: RecordKind) {
-  const { def, nested, schema, render, findRow, variantErrors } = kind;
+  const { def, nested, zaakField, schema, writtenFields, render, findRow, variantErrors } = kind;
   /**
    * Detail operations: the record and its zaak, or 404. The zaak (and its revision) is read first, the
    * record after it: what is rendered is never older than the revision a cache remembers it by.
@@ -43,32 +46,40 @@ export function requestSteps(kind: RecordKind) {
     return row;
   }
 
-  /** The zaak of a new or changed record: from the path (nested) or the `zaak` URL in the body. */
+  /** The zaak of a new or changed record: from the path (nested) or the zaak URL in the body (`zaak`, `gerelateerdAan`). */
   async function zaakFor(ctx: RequestContext, data: Record<string, unknown>): Promise<ZaakRow> {
     const db = ctx.registry.storage.knex;
+    const url = data[zaakField];
     if (nested) {
       const zaak = await findZaakByUuid(db, ctx.params.zaak_uuid);
       if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
-      if (typeof data.zaak === 'string' && localZaakUuid(ctx.baseUrl, data.zaak) !== zaak.uuid) {
-        throw invalidParam('zaak', 'invalid', 'De zaak moet de zaak uit het pad zijn.');
+      if (typeof url === 'string' && localZaakUuid(ctx.baseUrl, url) !== zaak.uuid) {
+        throw invalidParam(zaakField, 'invalid', 'De zaak moet de zaak uit het pad zijn.');
       }
       return zaak;
     }
-    if (typeof data.zaak !== 'string') return requestState.get(ctx)!.zaak; // a partial update keeps the record's zaak
-    const uuid = localZaakUuid(ctx.baseUrl, data.zaak);
-    if (!uuid) throw invalidParam('zaak', 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
+    if (typeof url !== 'string') return requestState.get(ctx)!.zaak; // a partial update keeps the record's zaak
+    const uuid = localZaakUuid(ctx.baseUrl, url);
+    if (!uuid) throw invalidParam(zaakField, 'no_match', 'Ongeldige hyperlink - geen URL van een zaak in deze registratie.');
     const zaak = await findZaakByUuid(db, uuid);
-    if (!zaak) throw invalidParam('zaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    if (!zaak) throw invalidParam(zaakField, 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
     return zaak;
   }
 
   const subjectsByCtx = new WeakMap<RequestContext, Record<string, unknown>[]>();
+  /** Updates that name another zaak for a record that stays with its own: refused in `recordErrors`. */
+  const movingAway = new WeakSet<RequestContext>();
 
   /** Writes, before the scope check: the record (updates) and the zaak it will belong to. */
   async function locate(ctx: RequestContext, creating: boolean): Promise<void> {
     const current = creating ? undefined : await loadCurrent(ctx);
-    const zaak = await zaakFor(ctx, { ...ctx.body });
     const before = requestState.get(ctx)?.zaak;
+    let zaak = await zaakFor(ctx, { ...ctx.body });
+    if (def.staysWithZaak && before && zaak.id !== before.id) {
+      // Judged on its own zaak only: the other zaak is neither authorized nor looked at.
+      movingAway.add(ctx);
+      zaak = before;
+    }
     // Moving a record to another zaak needs the scope on both.
     const subjects = [...(before && before.id !== zaak.id ? [before] : []), zaak].map((z) => zaakSummary(z, ctx.baseUrl));
     subjectsByCtx.set(ctx, subjects);
@@ -79,19 +90,20 @@ export function requestSteps(kind: RecordKind) {
   /** The record's rules beyond the schema, on the record as it will be, and its conflicts with stored records. */
   async function recordErrors(ctx: RequestContext, creating: boolean): Promise<InvalidParam[]> {
     const { zaak, row: current } = requestState.get(ctx)!;
-    const record = { ...(ctx.current ?? {}), ...ctx.body };
+    const record = { ...(ctx.current ?? {}), ...writtenFields(ctx.body, ctx.operation.action) };
     const conflicts = (await def.conflicts?.({ ctx, db: ctx.registry.storage.knex, creating, zaak, current })) ?? [];
-    return [...variantErrors(record), ...(def.check?.(record) ?? []), ...conflicts];
+    const moved = movingAway.has(ctx) ? [ZAAK_UNCHANGEABLE] : [];
+    return [...moved, ...variantErrors(record), ...(def.check?.(record) ?? []), ...conflicts];
   }
 
   /** Writes, once authorized: look-ups and derived values. */
   async function prepareWrite(ctx: RequestContext, creating: boolean): Promise<void> {
     const { zaak, row: current } = requestState.get(ctx)!;
-    const data: Record<string, unknown> = { ...ctx.body };
+    const data = writtenFields(ctx.body, ctx.operation.action);
     const context: PrepareContext = { ctx, db: ctx.registry.storage.knex, creating, zaak, current };
     await def.authorize?.(context);
     const columns = (await def.prepare?.(data, context)) ?? {};
-    if (!nested || 'zaak' in (schema.properties as object)) data.zaak = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
+    if (!nested || zaakField in (schema.properties as object)) data[zaakField] = `${ctx.baseUrl}/zaken/${zaak.uuid}`;
     ctx.data = data;
     requestState.set(ctx, { zaak, row: current, columns });
   }

@@ -7,10 +7,11 @@ import { localZaakUuid, UUID_PATTERN } from '../references.js';
 import type { RecordRow, RecordWriter, RecordWriteScope } from './definition.js';
 import type { RecordKind } from './kind.js';
 import type { RecordWrites } from './writes.js';
+import { ZAAK_UNCHANGEABLE } from './request-steps.js';
 
 /** Writes of a record kind without a request, in the caller's transaction (`services.zaken`). */
 export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWriter {
-  const { def, nested, bodySchema, patchSchema, render, findRow, variantErrors } = kind;
+  const { def, nested, zaakField, bodySchema, patchSchema, render, findRow, variantErrors } = kind;
   const { insertRecord, updateRecord, deleteRecord } = writes;
   const serviceOrigin = (scope: RecordWriteScope, action: ChangeOrigin['action'], status: number): ChangeOrigin => ({
     tx: scope.tx,
@@ -40,9 +41,9 @@ export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWrit
   /** Checks and derivations of a service write: the schema, the definition's rules and `prepare`. */
   async function prepareServiceWrite(scope: RecordWriteScope, data: Record<string, unknown>, zaak: ZaakRow, current?: { row: RecordRow; record: Record<string, unknown> }) {
     const fields = { ...data };
-    delete fields.zaak;
+    delete fields[zaakField];
     const errors = [
-      ...validate(current ? patchSchema : bodySchema, { ...fields, zaak: `${scope.baseUrl}/zaken/${zaak.uuid}` }),
+      ...validate(current ? patchSchema : bodySchema, { ...fields, [zaakField]: `${scope.baseUrl}/zaken/${zaak.uuid}` }),
       ...variantErrors({ ...current?.record, ...fields }),
       ...(def.check?.({ ...current?.record, ...fields }) ?? []),
     ];
@@ -52,9 +53,10 @@ export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWrit
   }
 
   async function zaakOfServiceWrite(scope: RecordWriteScope, data: Record<string, unknown>): Promise<ZaakRow> {
-    const uuid = typeof data.zaak === 'string' ? (UUID_PATTERN.test(data.zaak) ? data.zaak.toLowerCase() : localZaakUuid(scope.baseUrl, data.zaak)) : undefined;
+    const url = data[zaakField];
+    const uuid = typeof url === 'string' ? (UUID_PATTERN.test(url) ? url.toLowerCase() : localZaakUuid(scope.baseUrl, url)) : undefined;
     const zaak = uuid ? await findZaakByUuid(scope.tx, uuid) : undefined;
-    if (!zaak) throw invalidParam('zaak', 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
+    if (!zaak) throw invalidParam(zaakField, 'does_not_exist', 'Ongeldige hyperlink - object bestaat niet.');
     return zaak;
   }
 
@@ -66,8 +68,11 @@ export function recordWriter(kind: RecordKind, writes: RecordWrites): RecordWrit
     },
     async update(scope, record, data) {
       const row = await lockedRecord(scope, record);
+      const refused = def.changeErrors?.(row) ?? [];
+      if (refused.length) throw validationError(refused);
       const before = (await render(scope.tx, [row], scope.baseUrl))[0];
-      const zaak = 'zaak' in data ? await zaakOfServiceWrite(scope, data) : (await findZaakByUuid(scope.tx, row.zaak_uuid))!;
+      const zaak = zaakField in data ? await zaakOfServiceWrite(scope, data) : (await findZaakByUuid(scope.tx, row.zaak_uuid))!;
+      if (def.staysWithZaak && zaak.id !== row.zaak_id) throw validationError([ZAAK_UNCHANGEABLE]);
       const { fields, columns } = await prepareServiceWrite(scope, data, zaak, { row, record: before });
       return updateRecord(serviceOrigin(scope, 'partial_update', 200), zaak, row.id, before, fields, columns);
     },
