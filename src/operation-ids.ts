@@ -1,5 +1,5 @@
 /**
- * The operations the core serves, per resource, with each resource's actions as the Zaken API 1.5.1
+ * The operations the core serves, per resource, with each resource's actions as the Zaken API
  * contract lists them. The record resources serve exactly the actions given here (`headers` documents
  * HEAD beside a retrieve: no operation of its own), and `OperationId` is derived from this table, so
  * the ids plugins filter their hooks on cannot drift from the operations served. It imports nothing:

@@ -196,7 +196,8 @@ export function expand(options: Record<string, never> = {}): Plugin {
       api.defineProblem('expand-unavailable', 404, 'Het antwoord met de uitgebreide gegevens kan niet worden gemaakt.');
       api.addQueryParameter('zaak_list', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
       api.addQueryParameter('zaak_retrieve', { name: 'expand', description: EXPAND_SCHEMA.description, schema: EXPAND_SCHEMA });
-      api.addBodyProperty('zaak__zoek', 'expand', EXPAND_SCHEMA);
+      // Deprecated in _zoek by the contract, in favour of `fields` (zrc-029).
+      api.addBodyProperty('zaak__zoek', 'expand', { ...EXPAND_SCHEMA, deprecated: true });
     },
 
     // Checked before the list is read: a wrong path costs no query.
