@@ -115,7 +115,7 @@ export class ContractComparison {
     for (const [key, c] of contract) {
       const s = served.get(key);
       if (!s) {
-        this.add(c.id, `operation ${key}`, 'not served');
+        this.add(c.id, 'operation', 'not served');
         continue;
       }
       if (s.id !== c.id) this.add(c.id, 'operationId', `contract ${c.id}, served ${s.id}`);
@@ -125,7 +125,7 @@ export class ContractComparison {
       this.compareResponses(c.id, c.operation.responses ?? {}, s.operation.responses ?? {});
       this.compareSecurity(c.id, c.operation.security ?? this.contract.security, s.operation.security ?? this.served.security);
     }
-    for (const [key, s] of served) if (!contract.has(key)) this.add(s.id, `operation ${key}`, 'not in the contract');
+    for (const [key, s] of served) if (!contract.has(key)) this.add(s.id, 'operation', 'not in the contract');
   }
 
   private resolve(doc: Node, node: Node): Node {
