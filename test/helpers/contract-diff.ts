@@ -5,7 +5,9 @@
  * Compared: every path + method + operationId and `deprecated`; every parameter (name, in, required,
  * schema type, format, enum, maxLength); the request body and success response schemas with their
  * `$ref`s resolved on both sides (property names, type, format, enum, maxLength, required, readOnly,
- * nullable, deprecated), the success statuses and their header names; the security scopes. A named
+ * nullable, deprecated, the number of `oneOf` variants), the success statuses and their header names;
+ * the security scopes. Enums are compared as sets of their values other than '' and null (the
+ * contract's BlankEnum and NullEnum members; null is compared as `nullable`). A named
  * schema referred to on both sides is compared once and its differences are reported under the
  * contract's name (`schema Zaak`); `$ref`s into other APIs' files are opaque.
  */
@@ -72,7 +74,7 @@ function shapeOf(doc: Node, node: Node | undefined): Shape {
 
 const enumOf = (schema: Node) => (Array.isArray(schema.enum) ? [...new Set(schema.enum.filter((v: unknown) => v !== null && v !== '').map(String))].sort() : undefined);
 
-export class ContractComparison {
+class ContractComparison {
   readonly differences: Difference[] = [];
   private readonly pairs: [string, string][] = [];
   private readonly seen = new Set<string>();
