@@ -4,8 +4,6 @@ import { parse } from 'yaml';
 
 /** The contract the registry serves. */
 export const CONTRACT_PATH = fileURLToPath(new URL('../reference/zaken-api-1.8.0.openapi.yaml', import.meta.url));
-/** The contract of the previous minor the registry served, for the wire-compatibility comparison. */
-export const CONTRACT_1_5_1_PATH = fileURLToPath(new URL('../reference/zaken-api-1.5.1.openapi.yaml', import.meta.url));
 
 /** A Zaken API contract (by default the one served, 1.8.0), parsed. */
 export function loadContract(file = CONTRACT_PATH): any {
