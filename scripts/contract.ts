@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-export const CONTRACT_PATH = fileURLToPath(new URL('../reference/zaken-api-1.5.1.openapi.yaml', import.meta.url));
+/** The contract the registry serves. */
+export const CONTRACT_PATH = fileURLToPath(new URL('../reference/zaken-api-1.8.0.openapi.yaml', import.meta.url));
 
-/** The Zaken API 1.5.1 contract, parsed. */
+/** A Zaken API contract (by default the one served, 1.8.0), parsed. */
 export function loadContract(file = CONTRACT_PATH): any {
   // The published file continues one double-quoted string on a line indented less than its key, which
   // strict YAML parsers refuse; joining those escaped line breaks first gives the same string.

@@ -1,8 +1,8 @@
 /**
- * Extracts the component schemas of the Zaken API 1.5.1 contract that the resources other than
+ * Extracts the component schemas of the Zaken API contract (1.8.0) that the resources other than
  * Zaak are validated and documented with, so field names, lengths and enums are the standard's own.
  *
- *   npx tsx scripts/extract-contract-schemas.ts [path/to/zaken-api-1.5.1.openapi.yaml]
+ *   npx tsx scripts/extract-contract-schemas.ts [path/to/zaken-api-1.8.0.openapi.yaml]
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +15,10 @@ type Node = Record<string, unknown>;
 const contract = loadContract(source) as { components: { schemas: Record<string, Node> } };
 const all = contract.components.schemas;
 
-// Zaak has its own hand-written schema; error bodies come from the core; expand is the expand plugin's.
+// Zaak has its own hand-written schema; error bodies come from the core; expand (the `*Expanded` and
+// `*Embedded` variants and their GenesteExpansie) is the expand plugin's; pages are built per list.
 const excluded = (name: string) =>
-  /^(Zaak|PatchedZaak|ZaakZoek|ZaakExpanded|Fout|ValidatieFout|FieldValidationError|EmptyObject)$/.test(name) ||
+  /^(Zaak|PatchedZaak|ZaakZoek|Fout|ValidatieFout|FieldValidationError|EmptyObject|GenesteExpansie)$/.test(name) ||
   /(Expanded|Embedded)$/.test(name) ||
   name.startsWith('Paginated');
 

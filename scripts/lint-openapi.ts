@@ -28,7 +28,7 @@ const DEVIATIONS: { rule: string; covers: (finding: SpectralResult, document: an
       const name = typeof found === 'string' ? found : found?.name;
       return typeof name === 'string' && name.includes('__');
     },
-    reason: 'Zaken API 1.5.1 filter keys use Django lookups (`bronorganisatie__in`, `rol__betrokkeneType`, ...).',
+    reason: 'Zaken API filter keys (1.5.1 and 1.8.0) use Django lookups (`bronorganisatie__in`, `rol__betrokkeneType`, ...).',
   },
   {
     rule: 'nlgov:query-keys-camel-case',

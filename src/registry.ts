@@ -45,7 +45,7 @@ import { handOver } from './storage/handover.js';
 import type { Storage } from './storage/types.js';
 
 /** The Zaken API version this registry implements; `info.version` and the `API-Version` header. */
-export const ZAKEN_API_VERSION = '1.5.1';
+export const ZAKEN_API_VERSION = '1.8.0';
 
 export interface RegistryOptions {
   /**

@@ -60,7 +60,7 @@ describe('plugin host and request lifecycle', () => {
     assert.equal(response.body.detail, 'refused in authorize');
     assert.equal(calls.at(-1), 'onResponse');
     assert.equal(response.headers.get('x-gemeente-regels'), 'omschrijving-verplicht');
-    assert.equal(response.headers.get('api-version'), '1.5.1');
+    assert.equal(response.headers.get('api-version'), '1.8.0');
   });
 
   it('rolls the write back when afterWrite fails: no half-written record, a 500 problem', async () => {

@@ -210,7 +210,7 @@ for (const backend of BACKENDS) {
         assert.equal(head.status, 200);
         assert.equal(head.text, '');
         assert.equal(head.headers.get('content-length'), get.headers.get('content-length'));
-        assert.equal(head.headers.get('api-version'), '1.5.1');
+        assert.equal(head.headers.get('api-version'), '1.8.0');
       });
     });
 

@@ -313,7 +313,7 @@ function openApiFragment(): OpenApiFragment {
   const responseHeader = { 'Content-Crs': { description: 'Het CRS van de geometrie in het antwoord (URI, of de vorm uit Accept-Crs).', schema: { type: 'string' } } };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, [path, method]] of Object.entries(PATHS)) {
-    const parameters = [...(READS.includes(id) ? [acceptCrs] : []), ...(WRITES.includes(id) || id === 'zaak__zoek' ? [contentCrsHeader] : [])];
+    const parameters = [...(WITH_GEOMETRY.has(id) ? [acceptCrs] : []), ...(WRITES.includes(id) || id === 'zaak__zoek' ? [contentCrsHeader] : [])];
     const status = id === 'zaak_create' ? '201' : '200';
     paths[path] = { ...paths[path], [method]: { parameters, responses: { [status]: { headers: responseHeader } } } };
   }

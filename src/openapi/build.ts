@@ -14,8 +14,8 @@ export interface OpenApiInfo {
 }
 
 const API_VERSION_HEADER = {
-  description: 'De volledige versie van de API (semver), bijvoorbeeld 1.5.1.',
-  schema: { type: 'string', example: '1.5.1' },
+  description: 'De volledige versie van de API (semver), bijvoorbeeld 1.8.0.',
+  schema: { type: 'string', example: '1.8.0' },
 };
 
 const problemSchemas: Record<string, JsonSchema> = {
@@ -103,6 +103,7 @@ function operationObject(operation: Operation, errors: Record<string, unknown>, 
     operationId: head ? operation.id.replace(/_retrieve$/, '_headers') : operation.id,
     summary: head ? `${o.summary} (alleen headers)` : o.summary,
     ...(o.description ? { description: o.description } : {}),
+    ...(o.deprecated ? { deprecated: true } : {}),
     tags: o.tags,
     parameters: parameters(operation),
     responses: { [String(o.successStatus)]: { description: 'OK', headers, ...(content ? { content } : {}) }, ...errors },

@@ -106,6 +106,8 @@ export interface Operation {
     contentType?: string;
     /** Retrieve operations: document HEAD (`*_headers`) too; default true. */
     head?: boolean;
+    /** Documented as deprecated (`deprecated: true`): served, but clients should move off it. */
+    deprecated?: boolean;
   };
 }
 

@@ -13,6 +13,7 @@ export const klantcontactDefinition: ZaakRecordDefinition = {
   actions: CORE_OPERATIONS.klantcontact,
   scopes: { read: LEZEN, create: BIJWERKEN },
   paginated: true,
+  deprecated: true,
   fields: [
     { field: 'identificatie', column: 'identificatie' },
     { field: 'datumtijd', column: 'datumtijd', kind: 'timestamp' },

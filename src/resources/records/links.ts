@@ -17,6 +17,7 @@ function linkDefinition(link: {
   field: string;
   /** Whether `?<field>=` filters the list (the nested besluiten list has no filters). */
   filtered: boolean;
+  deprecated?: boolean;
 }): ZaakRecordDefinition {
   const filters: RecordFilter[] = link.filtered
     ? [columnFilter(link.name, link.field, link.field, `URL-referentie naar het ${link.field.toUpperCase()}.`, { type: 'string', format: 'uri' })]
@@ -31,6 +32,7 @@ function linkDefinition(link: {
     actions: CORE_OPERATIONS[link.name],
     scopes: { read: LEZEN, create: ALLEEN_BIJWERKEN, destroy: ALLEEN_BIJWERKEN },
     paginated: false,
+    deprecated: link.deprecated,
     fields: [{ field: link.field, column: link.field }],
     filters,
     weergave: (record) => String(record[link.field]),
@@ -57,6 +59,8 @@ export const zaakverzoekDefinition = linkDefinition({
   label: 'ZAAK-VERZOEK',
   field: 'verzoek',
   filtered: true,
+  // Deprecated in the Zaken API 1.8.0 contract.
+  deprecated: true,
 });
 
 /** ZaakBesluit: a decision (in a Besluiten API) taken in the zaak; the Besluiten API keeps it in step. */

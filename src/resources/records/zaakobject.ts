@@ -30,6 +30,23 @@ function overigeErrors(zaakobject: Record<string, unknown>): InvalidParam[] {
   return [];
 }
 
+/**
+ * The adres of a terrein_gebouwd_object (also where a huishouden is housed) is identified by
+ * `aoaIdentificatie`, or by `oaoIdentificatie`, its misspelled, deprecated name that 1.5.1 clients
+ * send: the contract requires neither alone, but one of the two.
+ */
+function adresIdentificatieErrors(zaakobject: Record<string, unknown>): InvalidParam[] {
+  const identificatie = zaakobject.objectIdentificatie as Record<string, any> | null | undefined;
+  const [path, adres] =
+    zaakobject.objectType === 'terrein_gebouwd_object'
+      ? ['objectIdentificatie.adresAanduidingGrp', identificatie?.adresAanduidingGrp]
+      : zaakobject.objectType === 'huishouden'
+        ? ['objectIdentificatie.isGehuisvestIn.adresAanduidingGrp', identificatie?.isGehuisvestIn?.adresAanduidingGrp]
+        : [];
+  if (!adres || typeof adres !== 'object' || adres.aoaIdentificatie || adres.oaoIdentificatie) return [];
+  return [{ name: `${path}.aoaIdentificatie`, code: 'required', reason: '`aoaIdentificatie` (of het verouderde `oaoIdentificatie`) is verplicht.' }];
+}
+
 /** ZaakObject: an object the zaak is about, by URL or by an identification whose shape follows objectType. */
 export const zaakobjectDefinition: ZaakRecordDefinition = {
   name: 'zaakobject',
@@ -59,7 +76,7 @@ export const zaakobjectDefinition: ZaakRecordDefinition = {
     if (!zaakobject.object && !zaakobject.objectIdentificatie) {
       return [{ name: 'nonFieldErrors', code: 'invalid-zaakobject', reason: 'object of objectIdentificatie moet opgegeven zijn.' }];
     }
-    return overigeErrors(zaakobject);
+    return [...overigeErrors(zaakobject), ...adresIdentificatieErrors(zaakobject)];
   },
   weergave: (zaakobject) => `${String(zaakobject.objectType)}: ${String(zaakobject.object || zaakobject.relatieomschrijving || '')}`,
 };

@@ -66,11 +66,11 @@ export const ROL_IDENTIFICATION_FILTERS: [string, string, (typeof ROL_IDENTIFICA
   ['nietNatuurlijkPersoon__innNnpId', 'niet_natuurlijk_persoon', 'innNnpId', undefined],
   ['nietNatuurlijkPersoon__annIdentificatie', 'niet_natuurlijk_persoon', 'annIdentificatie', 17],
   ['vestiging__vestigingsNummer', 'vestiging', 'vestigingsNummer', 24],
-  ['medewerker__identificatie', 'medewerker', 'identificatie', 24],
+  ['medewerker__identificatie', 'medewerker', 'identificatie', 254],
   ['organisatorischeEenheid__identificatie', 'organisatorische_eenheid', 'identificatie', undefined],
 ];
 
-/** Every filter of GET /zaken in Zaken API 1.5.1, in the order of the standard. */
+/** Every filter of GET /zaken in the Zaken API contract, in the order of the standard. */
 export const zaakFilters: ZaakFilter[] = [
   equals('identificatie', 'identificatie', 'De unieke identificatie van de ZAAK binnen de bronorganisatie.'),
   equals('bronorganisatie', 'bronorganisatie', 'Het RSIN van de organisatie die de zaak heeft gecreëerd.'),

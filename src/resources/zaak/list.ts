@@ -108,7 +108,8 @@ export async function listPage(ctx: RequestContext, rendered: Rendered, listFilt
   const values = { ...listValues, ...Object.fromEntries(added.map((filter) => [filter.name, ctx.query[filter.name]])) };
   const page = pageOf(ctx);
   // `?ordering=` with no value is the default order: it gets the default order's statements too.
-  const ordering = (values.ordering as string[] | undefined)?.length ? (values.ordering as string[]) : undefined;
+  const requested = typeof values.ordering === 'string' ? [values.ordering] : (values.ordering as string[] | undefined);
+  const ordering = requested?.length ? requested : undefined;
   /** The page's zaken by id and revision: their renderings are looked up before any row is read. */
   const keysOf = (query: Knex.QueryBuilder) =>
     query.leftJoin('zaak_revision', 'zaak_revision.zaak_id', 'zaak.id').select('zaak.id', { revision: 'zaak_revision.revision' });
@@ -165,6 +166,10 @@ export const searchSchema = {
       properties: { within: geometrySchema },
       required: ['within'],
     },
-    ordering: orderingParameter.schema,
+    // The contract's one value, or (as earlier releases documented) a list of them.
+    ordering: {
+      description: orderingParameter.description,
+      anyOf: [{ type: 'string', enum: ORDERING_VALUES }, orderingParameter.schema],
+    },
   },
 };

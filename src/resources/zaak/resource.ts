@@ -27,16 +27,21 @@ const ref = { $ref: '#/components/schemas/Zaak' };
 const createSchema = requestSchema(zaakSchema);
 const patchSchema = requestSchema(zaakSchema, { partial: true });
 
-/** The schemas the Zaak operations refer to, for the served OpenAPI document. */
+/**
+ * The schemas the Zaak operations refer to, for the served OpenAPI document. `PatchedZaak` is the Zaak
+ * with nothing required, read-only fields included, as in the contract: a client ignores those in a
+ * request, as the registry does (`patchSchema` validates).
+ */
+const { required: _required, ...documentedPatchSchema } = zaakSchema;
 export const zaakOpenApi: OpenApiFragment = {
-  components: { schemas: { Zaak: zaakSchema, PatchedZaak: patchSchema, ZaakZoek: searchSchema } },
+  components: { schemas: { Zaak: zaakSchema, PatchedZaak: documentedPatchSchema, ZaakZoek: searchSchema } },
 };
 
 /** Runs the plugins' `representZaken` hooks; a promise only when one returned one. */
 export type RepresentZaken = (zaken: Record<string, unknown>[], scope: ZaakScope) => Promise<unknown> | undefined;
 
 /**
- * The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in Zaken API 1.5.1. Changes are
+ * The Zaak resource: /zaken, /zaken/{uuid} and /zaken/_zoek, as in the Zaken API contract. Changes are
  * announced with `announce`; `announceRemoval` announces what destroying a zaak takes with it; every
  * answer's zaken are shaped with `representZaken`.
  */

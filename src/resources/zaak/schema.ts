@@ -54,7 +54,7 @@ export const processobjectSchema: JsonSchema = {
 };
 
 /**
- * The Zaak, field for field as in Zaken API 1.5.1: the single source for request validation (read-only
+ * The Zaak, field for field as in the Zaken API contract (1.8.0): the single source for request validation (read-only
  * fields stripped) and for the `Zaak` schema of the served OpenAPI document.
  */
 export const zaakSchema: JsonSchema = {

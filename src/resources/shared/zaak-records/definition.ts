@@ -77,6 +77,8 @@ export interface ZaakRecordDefinition {
   scopes: { read: string[]; create: string[]; update?: string[]; destroy?: string[] };
   /** Lists are paginated, or bare arrays, as the contract says. */
   paginated: boolean;
+  /** The contract marks the resource's operations deprecated: still served, documented as such. */
+  deprecated?: boolean;
   /** Stored fields besides `zaak`, client-writable or derived when written. */
   fields: StoredField[];
   filters?: RecordFilter[];

@@ -171,5 +171,6 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       openapi: { summary: `Verwijder een ${def.label}.`, tags: [def.tag], successStatus: 204 },
     });
   }
+  if (def.deprecated) for (const operation of operations) operation.openapi.deprecated = true;
   return operations;
 }
