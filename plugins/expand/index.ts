@@ -1,5 +1,6 @@
 import { checkOptions, optionsSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 import { expandResources, type ExpandSettings, type Resource } from './engine.js';
+import { documentExpansions } from './openapi.js';
 import { EXPANDABLE_OPERATIONS, type LocalKind } from './relations.js';
 import { mergeTrees, parseExpand, type ExpandTree } from './tree.js';
 
@@ -79,6 +80,7 @@ export function expand(options: ExpandOptions = {}): Plugin {
       api.defineProblem('expand-limit', 400, 'Het antwoord met de uitgebreide gegevens wordt groter dan deze registratie toestaat.');
       for (const operationId of Object.keys(EXPANDABLE_OPERATIONS)) api.addQueryParameter(operationId, { name: 'expand', description: DESCRIPTION, schema: EXPAND_SCHEMA });
       api.addBodyProperty('zaak__zoek', 'expand', { ...EXPAND_SCHEMA, description: `Gebruik liever de query-parameter \`expand\`. ${DESCRIPTION}`, deprecated: true });
+      api.addOpenApi(documentExpansions);
     },
 
     // Checked before the operation reads anything: a wrong path costs no query.
