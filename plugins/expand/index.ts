@@ -1,6 +1,7 @@
 import { checkOptions, optionsSchema, type Plugin, type RequestContext } from '../../src/plugin-api.js';
 import { expandResources, type ExpandSettings, type Resource } from './engine.js';
 import { FIELDS_SCHEMA, namingFields, projectAnswer, searchFields, type Selection } from './fields.js';
+import { documentExpansions } from './openapi.js';
 import { EXPANDABLE_OPERATIONS, type LocalKind } from './relations.js';
 import { mergeTrees, parseExpand, type ExpandTree } from './tree.js';
 
@@ -83,6 +84,7 @@ export function expand(options: ExpandOptions = {}): Plugin {
       for (const operationId of Object.keys(EXPANDABLE_OPERATIONS)) api.addQueryParameter(operationId, { name: 'expand', description: DESCRIPTION, schema: EXPAND_SCHEMA });
       api.addBodyProperty('zaak__zoek', 'expand', { ...EXPAND_SCHEMA, description: `Gebruik liever de query-parameter \`expand\`. ${DESCRIPTION}`, deprecated: true });
       api.addBodyProperty('zaak__zoek', 'fields', FIELDS_SCHEMA);
+      api.addOpenApi(documentExpansions);
     },
 
     // Checked before the operation reads anything: a wrong path costs no query.
