@@ -22,8 +22,10 @@ function listedDeviations(): Deviation[] {
   const text = readFileSync(DEVIATIONS_DOC, 'utf8');
   const start = text.indexOf(SECTION);
   assert.ok(start >= 0, `docs/adr-deviations.md has a section "${SECTION}"`);
+  // Up to the next section: the tables after it (the choices where the standard is silent) are no property differences.
+  const end = text.indexOf('\n## ', start + SECTION.length);
   const rows = text
-    .slice(start)
+    .slice(start, end < 0 ? undefined : end)
     .split('\n')
     .filter((line) => line.startsWith('| `'));
   const cells = (row: string) => row.slice(1, -1).split(' | ').map((cell) => cell.trim());
