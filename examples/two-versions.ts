@@ -2,7 +2,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRegistry, staticCatalog, versioning, type DeprecationSchedule, type VersionPolicy } from 'zaakregister';
 
 /**
- * Two majors side by side: v1 (Zaken API 1.5.1) deprecated on a published schedule, and a v2 with a
+ * Two majors side by side: v1 (Zaken API 1.8.0) deprecated on a published schedule, and a v2 with a
  * small breaking change. Run it with `npx tsx examples/two-versions.ts` (PORT, default 8000).
  */
 
@@ -43,11 +43,11 @@ export const zaakWithoutBetalingsindicatieWeergave: Pick<VersionPolicy, 'seriali
   },
 };
 
-/** The versioning plugin of this example: 1.5.1 on its way out, 2.0.0 current. */
+/** The versioning plugin of this example: 1.8.0 on its way out, 2.0.0 current. */
 export const twoVersions = () =>
   versioning({
     versions: [
-      { version: '1.5.1', deprecation: V1_SCHEDULE },
+      { version: '1.8.0', deprecation: V1_SCHEDULE },
       { version: '2.0.0', ...zaakWithoutBetalingsindicatieWeergave },
     ],
   });

@@ -278,6 +278,9 @@ step('TypeScript (node16) with the README examples');
   assert.ok(tour !== undefined, 'the README has a tour (a `sh tour` block)');
   assert.match(tour, /"archiefnominatie":"vernietigen","archiefactiedatum":"2027-11-23"/, `the tour's closed zaak lacks its archive fields:\n${tour}`);
   assert.match(tour, /^304$/m, `the tour's read with If-None-Match was not answered 304:\n${tour}`);
+  assert.match(tour, /"_expand":\{"statustype":\{"omschrijving":"Afgehandeld"\}\}/, `the tour's _zoek with fields did not expand the status's statustype:\n${tour}`);
+  assert.match(tour, /^\[\{"zaaknummer":"ZAAK-\d{4}-\d{10}"\},\{"zaaknummer":"ZAAK-\d{4}-\d{10}"\}\]$/m, `the tour did not reserve two zaaknummers:\n${tour}`);
+  assert.match(tour, /^create zaaknotitie$/m, `the tour's note is not in the audit trail:\n${tour}`);
   assert.match(tour, /^1 Ontvangen\n2 Afgehandeld$/m, `the tour did not read the demo zaaktype's statustypen from the catalog:\n${tour}`);
   await stop(serve);
   // npx itself ends by the signal; what counts is that the server it started is gone once it has drained.

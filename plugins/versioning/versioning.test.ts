@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(
           api.registry.versions.map(({ version, basePath }) => ({ version, basePath })),
           [
-            { version: '1.5.1', basePath: '/zaken/api/v1' },
+            { version: '1.8.0', basePath: '/zaken/api/v1' },
             { version: '2.0.0', basePath: '/zaken/api/v2' },
           ],
         );
@@ -88,7 +88,7 @@ for (const backend of BACKENDS) {
       it('API-Version names the version on successes and errors', async () => {
         const unknownUuid = '00000000-0000-4000-8000-000000000000';
         for (const [base, version] of [
-          [v1, '1.5.1'],
+          [v1, '1.8.0'],
           [v2, '2.0.0'],
         ]) {
           const responses = [
@@ -131,7 +131,7 @@ for (const backend of BACKENDS) {
       it('openapi.json per version: its version and server, v2 without the field, v1 deprecated', async () => {
         const old = (await api.request(`${v1}/openapi.json`)).body;
         const current = (await api.request(`${v2}/openapi.json`)).body;
-        assert.equal(old.info.version, '1.5.1');
+        assert.equal(old.info.version, '1.8.0');
         assert.equal(current.info.version, '2.0.0');
         assert.equal(old.servers[0].url, v1);
         assert.equal(current.servers[0].url, v2);
@@ -161,7 +161,7 @@ for (const backend of BACKENDS) {
       });
 
       it('registry.openapi(version) gives each document with its relative base path', () => {
-        assert.deepEqual(api.registry.openapi('1.5.1').servers, [{ url: '/zaken/api/v1' }]);
+        assert.deepEqual(api.registry.openapi('1.8.0').servers, [{ url: '/zaken/api/v1' }]);
         assert.deepEqual(api.registry.openapi().servers, [{ url: '/zaken/api/v2' }]);
       });
     });
