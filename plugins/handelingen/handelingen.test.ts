@@ -54,6 +54,52 @@ for (const backend of BACKENDS) {
     });
     after(() => api?.close());
 
+    it('serves the five operations in the OpenAPI document, experimental, with every error answer; without the plugin none', async () => {
+      const document = (await get('/openapi.json')).body;
+      const operations = [
+        ['/zaak_registreren', 'registreerzaak_create', '201'],
+        ['/zaak_opschorten/{uuid}', 'zaakopschorten', '200'],
+        ['/zaak_verlengen/{uuid}', 'zaakverlengen', '200'],
+        ['/zaak_bijwerken/{uuid}', 'zaakbijwerken', '200'],
+        ['/zaak_afsluiten/{uuid}', 'zaakafsluiten', '200'],
+      ];
+      for (const [path, operationId, success] of operations) {
+        const operation = document.paths[path]?.post;
+        assert.equal(operation?.operationId, operationId, path);
+        assert.equal(operation['x-experimental'], true, path);
+        assert.match(operation.description, /^EXPERIMENTEEL/);
+        for (const status of [success, '400', '401', '403', '404', '409', '415']) assert.ok(operation.responses[status], `${path} ${status}`);
+        const request = operation.requestBody.content['application/json'].schema.$ref.split('/').pop();
+        assert.ok(document.components.schemas[request], request);
+      }
+      assert.deepEqual(document.components.schemas.ZaakRegistrerenRequest.required, ['zaak', 'rollen', 'status']);
+      const without = await startRegistry(await backend.open(), { plugins: [zrcRules()] });
+      try {
+        const paths = Object.keys((await without.request('/openapi.json')).body.paths);
+        assert.ok(paths.includes('/zaken'));
+        assert.deepEqual(paths.filter((path) => path.startsWith('/zaak_') && path !== '/zaak_reserveren'), []);
+        assert.equal((await without.request('/zaak_registreren', { method: 'POST', json: registreren() })).status, 404);
+      } finally {
+        await without.close();
+      }
+    });
+
+    it('answers bad input of every part with a 4xx problem, never a 500, and stores nothing', async () => {
+      const { zaak } = await registered();
+      const before = (await get(`/zaken/${zaak.uuid}/audittrail`)).body.length;
+      const bodies: unknown[] = [[], 'tekst', 5, null, { zaak: 'x', rollen: 'y', status: 1 }, { zaak: [], rollen: [1, 'x', null], status: {} }, { zaak: { zaaktype: 5 }, rollen: [{}], status: { statustype: 'geen-url', datumStatusGezet: 'gisteren' } }];
+      const paths = ['/zaak_registreren', ...['opschorten', 'verlengen', 'bijwerken', 'afsluiten'].map((name) => `/zaak_${name}/${zaak.uuid}`)];
+      const oddParts = [{ zaak: { opschorting: 'ja', verlenging: { duur: 'lang' } }, status: { statustype: TYPES.statustypeStart, datumStatusGezet: 5 }, resultaat: { resultaattype: 7 }, rollen: [{ uuid: 12, betrokkeneType: 'x' }] }];
+      for (const path of paths) {
+        for (const body of [...bodies, ...oddParts]) {
+          const response = await api.request(path, { method: 'POST', headers: { ...(await as('alles')), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          assert.ok(response.status >= 400 && response.status < 500, `${path} ${JSON.stringify(body)}: ${response.status} ${response.text}`);
+          assert.equal(response.headers.get('content-type'), 'application/problem+json');
+        }
+      }
+      assert.equal((await get(`/zaken/${zaak.uuid}/audittrail`)).body.length, before);
+    });
+
     describe('zaak_registreren', () => {
       it('answers 201 with the zaak as read back after its status, and every record as its own read shows it', async () => {
         const answer = await registered();
