@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { archive, signZgwJwt, staticAuthorizations, zrcRules, type Applicatie } from '../../src/index.js';
+import { archive, signZgwJwt, staticAuthorizations, zrcRules, type Applicatie, type Plugin } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { parts, registreren } from '../../test/helpers/handelingen.js';
 import { TYPES, ZAAKTYPE, startRegistry, type TestServer } from '../../test/helpers/registry.js';
@@ -26,9 +26,22 @@ function applications(): Applicatie[] {
   }));
 }
 
+/** Records, per change announced, the resource, the action and the handeling it was part of. */
+function changeRecorder(): Plugin & { changes: string[] } {
+  const changes: string[] = [];
+  return {
+    name: 'change-recorder',
+    changes,
+    resourceChanged(change) {
+      changes.push(`${change.ctx?.partOf?.operation.id ?? '-'} ${change.resource} ${change.action}`);
+    },
+  };
+}
+
 for (const backend of BACKENDS) {
   describe(`handelingen on ${backend.name}`, () => {
     let api: TestServer;
+    const recorder = changeRecorder();
     const tokens = new Map<string, string>();
     const as = async (clientId: string) => {
       if (!tokens.has(clientId)) tokens.set(clientId, await signZgwJwt(clientId, SECRET));
@@ -48,7 +61,7 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       api = await startRegistry(await backend.open(), {
-        plugins: [zrcRules(), archive(), handelingen()],
+        plugins: [zrcRules(), archive(), handelingen(), recorder],
         authorization: { clients: Object.fromEntries(Object.keys(APPLICATIONS).map((id) => [id, SECRET])), source: staticAuthorizations(applications()) },
       });
     });
@@ -98,6 +111,16 @@ for (const backend of BACKENDS) {
         }
       }
       assert.equal((await get(`/zaken/${zaak.uuid}/audittrail`)).body.length, before);
+    });
+
+    it('tells resourceChanged hooks which handeling a change was part of (change.ctx.partOf)', async () => {
+      const { zaak } = await registered();
+      recorder.changes.length = 0;
+      assert.equal((await post(`/zaak_afsluiten/${zaak.uuid}`, { zaak: {}, resultaat: parts.resultaat(), status: parts.eindstatus() })).status, 200);
+      assert.deepEqual(recorder.changes, ['zaakafsluiten zaak partial_update', 'zaakafsluiten resultaat create', 'zaakafsluiten status create']);
+      recorder.changes.length = 0;
+      assert.equal((await api.request(`/zaken/${zaak.uuid}`, { method: 'PATCH', json: { toelichting: 'los' }, headers: await as('alles') })).status, 200);
+      assert.deepEqual(recorder.changes, ['- zaak partial_update']);
     });
 
     describe('zaak_registreren', () => {
