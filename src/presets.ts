@@ -3,6 +3,7 @@ import { archive } from '../plugins/archive/index.js';
 import { caching, cachingOptionsSchema, type CachingOptions } from '../plugins/caching/index.js';
 import { expand, expandOptionsSchema, type ExpandOptions } from '../plugins/expand/index.js';
 import { geoCrs, geoCrsOptionsSchema, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
+import { handelingen, handelingenOptionsSchema, type HandelingenOptions } from '../plugins/handelingen/index.js';
 import { notifications, notificationsOptionsSchema, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync, registrySyncOptionsSchema } from '../plugins/registry-sync/index.js';
 import { signing, type SigningOptions } from '../plugins/signing/index.js';
@@ -92,6 +93,8 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
     standard: false,
     fileSchema: () => notificationsOptionsSchema,
   },
+  // Experimental endpoints outside the standard: only when asked for.
+  handelingen: { create: (options) => handelingen(options as HandelingenOptions), standard: false, fileSchema: () => handelingenOptionsSchema },
   // Needs the issuers and this registry's audience: only when configured.
   oauth: { create: oauthFromConfig, standard: false, fileSchema: oauthFileSchema },
   // Needs keys; last, so its signature covers what the other plugins made of a response.

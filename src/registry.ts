@@ -12,6 +12,7 @@ import { chain } from './http/chain.js';
 import { errorHandler } from './http/error-handler.js';
 import { notFound } from './http/not-found.js';
 import { buildRouter } from './http/router.js';
+import { operationRunner } from './http/parts.js';
 import type { Logger } from './log.js';
 import { accessLog } from './ops/access-log.js';
 import { docsRouter } from './ops/docs.js';
@@ -252,6 +253,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     zaken: zaakService(storage, host, records, () => services),
     outbox: outbox.outbox,
     strictNulls: options.strictNulls ?? false,
+    operations: operationRunner(() => assembly.operations, host, () => services),
   };
 
   try {

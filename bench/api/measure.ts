@@ -17,6 +17,12 @@ export interface Scenario {
   headers?: Record<string, string>;
   /** Status class that counts as success (304 scenarios). */
   expect?: '2xx' | '3xx';
+  /**
+   * The requests are one piece of work, in order (a zaak, then its status, ...: later ones read what
+   * earlier ones answered): every connection runs them from the first. Compared with its baseline per
+   * piece of work, not per request.
+   */
+  sequence?: boolean;
 }
 
 export interface Measurement {
@@ -40,6 +46,8 @@ export interface Measurement {
   p99: number;
   failed: number;
   baseline?: string | string[];
+  /** Requests per piece of work: the length of a `sequence` scenario's list, else 1. */
+  requestsPerOperation: number;
   /** `enqueuing`: the outbox rows its cell left, then delivered by a dispatcher alone (the notifying registry's). */
   drained?: { rows: number; seconds: number; cpuPerDelivery?: number };
 }
@@ -55,14 +63,15 @@ function staggered(requests: autocannon.Request[], connections: number) {
 
 export async function measure(server: { base: string; child: ChildProcess }, scenario: Scenario, connections: number): Promise<Measurement> {
   const options = { url: server.base, connections, requests: scenario.requests, headers: scenario.headers, timeout: 30 };
+  const setupClient = scenario.sequence ? undefined : staggered(scenario.requests, connections);
   // Warm-up, the same for every server: JIT, pools, caches. One second measured the registry's
   // compilation more than its steady state (0.6x of it on pages at 16 connections; the bare servers
   // reach theirs within one second).
-  await autocannon({ ...options, duration: warmup, setupClient: staggered(scenario.requests, connections) });
+  await autocannon({ ...options, duration: warmup, setupClient });
   const cpuBefore = cpuMilliseconds(server.child.pid!);
   const databaseBefore = databaseCpu();
   const loadBefore = process.cpuUsage();
-  const result = await autocannon({ ...options, duration, setupClient: staggered(scenario.requests, connections) });
+  const result = await autocannon({ ...options, duration, setupClient });
   const loadSpent = process.cpuUsage(loadBefore);
   const cpuAfter = cpuMilliseconds(server.child.pid!);
   const databaseSpent = databaseCpuBetween(databaseBefore, databaseCpu());
@@ -82,5 +91,6 @@ export async function measure(server: { base: string; child: ChildProcess }, sce
     p99: result.latency.p99,
     failed,
     baseline: scenario.baseline,
+    requestsPerOperation: scenario.sequence ? scenario.requests.length : 1,
   };
 }

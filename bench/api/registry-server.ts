@@ -1,12 +1,12 @@
 /**
- * The registry under test, in a process of its own: the standard preset, ZGW JWT authentication,
+ * The registry under test, in a process of its own: the standard preset and the handelingen, ZGW JWT authentication,
  * the benchmark's static catalog. `DATABASE` names the storage; with `NOTIFICATIES_URL` it also
  * publishes notifications there (an outbox row per change, delivered after commit; with
  * `OUTBOX_DISPATCH=false` only enqueued, as by an API instance beside `zaakregister deliver`
  * workers). It prints `ready <port>`.
  */
 import type { AddressInfo } from 'node:net';
-import { consoleLogger, createRegistry, notifications, staticAuthorizations, staticCatalog } from '../../src/index.js';
+import { consoleLogger, createRegistry, handelingen, notifications, staticAuthorizations, staticCatalog } from '../../src/index.js';
 import { APPLICATIONS, CLIENTS, SECRET, benchCatalog } from './world.js';
 
 const notificaties = process.env.NOTIFICATIES_URL;
@@ -17,7 +17,7 @@ const registry = await createRegistry({
   authorization: { clients: CLIENTS, source: staticAuthorizations(APPLICATIONS), maxAgeSeconds: 24 * 3600 },
   logger: consoleLogger('warn'),
   outbox: { dispatch: process.env.OUTBOX_DISPATCH !== 'false' },
-  plugins: notificaties ? [notifications({ url: notificaties, auth: { clientId: 'bench-nrc', secret: SECRET }, registerKanaal: false })] : [],
+  plugins: [handelingen(), ...(notificaties ? [notifications({ url: notificaties, auth: { clientId: 'bench-nrc', secret: SECRET }, registerKanaal: false })] : [])],
 });
 const server = await registry.listen(0, '127.0.0.1');
 console.log(`ready ${(server.address() as AddressInfo).port}`);

@@ -1,9 +1,14 @@
 import { signZgwJwt } from '../../src/index.js';
 import type { Scenario } from './measure.js';
+import { handelingenScenarios } from './handelingen.js';
+import { duration, warmup } from './options.js';
 import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, statustypeUrl, zaaktypeUrl } from './world.js';
 
 /** The ceiling's two ways of sending a page of stored JSON (see `ceiling-server.ts`). */
 const CEILINGS = ['ceiling: page 1-10, pre-rendered JSON (string_agg)', 'ceiling: page 1-10, pre-rendered JSON (rows joined in Node)'];
+
+/** Zaken registered ahead per second of a cell, for the zaak_afsluiten cells. */
+const HANDELINGEN_PREFILL_PER_SECOND = 200;
 
 /** Four levels deep on the benchmark's data: statussen, rollen, zaakobjecten, zaakeigenschappen and catalog types. */
 export const EXPAND_DEPTH_FOUR = 'status.statustype.zaaktype.statustypen,rollen.zaak.eigenschappen.eigenschap,zaakobjecten.zaak.status.statustype';
@@ -31,6 +36,9 @@ export async function scenarios(sample: { uuid: string; zaaktype: string }[], re
   const deep = Math.ceil(all.last / 2);
   const typeNumber = (url: string) => Number(url.slice(-12));
   const zaakBody = (i: number) => ({ zaaktype: zaaktypeUrl(i % ZAAKTYPEN), bronorganisatie: RSIN, verantwoordelijkeOrganisatie: RSIN, startdatum: '2026-01-01' });
+  const handelingen = handelingenScenarios(alles);
+  // Open zaken for the closing cells beyond those the registration cells make (see handelingen.ts).
+  await handelingen.prefill(registryBase, HANDELINGEN_PREFILL_PER_SECOND * (warmup + duration));
   return [
     { name: 'baseline: select one by uuid', target: 'baseline', requests: sample.map((z) => ({ method: 'GET', path: `/zaken/${z.uuid}` })) },
     { name: 'baseline: page 1-10 + count(*)', target: 'baseline', requests: firstPages(all.last).map((r) => ({ ...r, path: r.path.replace('/zaken/api/v1', '') })) },
@@ -118,6 +126,7 @@ export async function scenarios(sample: { uuid: string; zaaktype: string }[], re
       })),
       headers: alles,
     },
+    ...handelingen.scenarios,
     {
       // An API instance beside `zaakregister deliver` workers ("dispatch": false): each write stores
       // its outbox row and the instance delivers nothing. What it left is delivered after each cell

@@ -13,6 +13,7 @@ export const zaaktypeUrl = (i: number) => `${CATALOGUS}/zaaktypen/00000000-0000-
 export const statustypeUrl = (i: number, volgnummer: 1 | 2) => `${CATALOGUS}/statustypen/0000000${volgnummer}-0000-4000-8000-${id(i)}`;
 export const roltypeUrl = (i: number, generiek: 'initiator' | 'behandelaar') => `${CATALOGUS}/roltypen/0000000${generiek === 'initiator' ? 1 : 2}-0000-4000-9000-${id(i)}`;
 export const eigenschapUrl = (i: number) => `${CATALOGUS}/eigenschappen/00000001-0000-4000-a000-${id(i)}`;
+export const resultaattypeUrl = (i: number) => `${CATALOGUS}/resultaattypen/00000001-0000-4000-b000-${id(i)}`;
 
 export function benchCatalog(): StaticCatalogData {
   const all = Array.from({ length: ZAAKTYPEN }, (_, i) => i);
@@ -23,7 +24,7 @@ export function benchCatalog(): StaticCatalogData {
       (['initiator', 'behandelaar'] as const).map((g) => ({ url: roltypeUrl(i, g), zaaktype: zaaktypeUrl(i), omschrijving: g, omschrijvingGeneriek: g })),
     ),
     eigenschappen: all.map((i) => ({ url: eigenschapUrl(i), zaaktype: zaaktypeUrl(i), naam: 'kenmerk' })),
-    resultaattypen: [],
+    resultaattypen: all.map((i) => ({ url: resultaattypeUrl(i), zaaktype: zaaktypeUrl(i), omschrijving: 'Afgehandeld' })),
   };
 }
 

@@ -60,9 +60,9 @@ function parseQuery(operation: Operation, req: Request): Record<string, unknown>
   return query;
 }
 
-function parseBody(operation: Operation, req: Request, strictNulls: boolean): Record<string, unknown> | undefined {
+/** The body of a request (or of a part of one) checked against the operation's schema, undeclared fields dropped. */
+export function parseBody(operation: Operation, body: unknown, strictNulls: boolean): Record<string, unknown> | undefined {
   if (!operation.requestBody) return undefined;
-  const body: unknown = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidParam('nonFieldErrors', 'invalid', 'Verwacht een JSON-object als inhoud van het verzoek.');
   }
@@ -98,8 +98,11 @@ function send(res: Response, response: ResponseState): void {
   res.uncork();
 }
 
+/** The parts a request ran (`registry.operations.run`, see `parts.ts`): their `afterCommit` hooks run once it commits. */
+export const requestParts = new WeakMap<RequestContext, RequestContext[]>();
+
 /** zrc-006: the operation's scopes for the zaken it acts on; `authorize` hooks may refuse more. */
-function checkScopes(operation: Operation, ctx: RequestContext): void {
+export function checkScopes(operation: Operation, ctx: RequestContext): void {
   if (!operation.scopes?.length || !ctx.principal) return;
   const subjects = operation.accessSubjects?.(ctx) ?? (ctx.zaak ? [ctx.zaak as unknown as AccessSubject] : []);
   assertAccess(ctx.principal, operation.scopes, subjects);
@@ -135,7 +138,7 @@ export function apiBaseUrl(req: Request, served: ServedVersion): string {
 }
 
 /** The `validate` hooks, then the operation's own rules: every validation error of both in one 400. */
-async function validateWrite(operation: Operation, host: PluginHost, ctx: RequestContext): Promise<void> {
+export async function validateWrite(operation: Operation, host: PluginHost, ctx: RequestContext): Promise<void> {
   let hooks: InvalidParam[] = [];
   try {
     await host.run('validate', ctx);
@@ -215,7 +218,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         if (scope) scope.clientId = ctx.principal.clientId;
       }
       ctx.query = parseQuery(operation, req);
-      ctx.body = parseBody(operation, req, services.strictNulls);
+      ctx.body = parseBody(operation, req.body, services.strictNulls);
       await operation.load?.(ctx);
       checkScopes(operation, ctx);
       await operation.prepare?.(ctx);
@@ -241,6 +244,7 @@ export function operationHandler(operation: Operation, host: PluginHost, service
         });
         ctx.tx = undefined;
         await host.run('afterCommit', ctx);
+        for (const part of requestParts.get(ctx) ?? []) await host.run('afterCommit', part);
       } else {
         await operation.execute(ctx);
       }

@@ -133,6 +133,43 @@ export interface RegistryServices {
   readonly outbox: Outbox;
   /** `null` on an optional, non-nullable field is refused (true) or taken as not sent (false, the default). */
   readonly strictNulls: boolean;
+  /** Runs the registry's write operations as parts of one request, in its transaction. */
+  readonly operations: OperationRunner;
+}
+
+/** What a part is given: its operation's request body (API field names) and path parameters. */
+export interface PartInput {
+  /** The path parameters (`{ uuid }` for `/rollen/{uuid}`). */
+  params?: Record<string, string>;
+  /** The request body, validated against the operation's own schema as a request's would be. */
+  body?: Record<string, unknown>;
+}
+
+/** What a part answered: as its operation answers a request of its own, before `represent` and `serialize`. */
+export interface PartAnswer {
+  status: number;
+  /** The representation written (`ctx.result`); undefined for a destroy. */
+  result?: Record<string, unknown>;
+}
+
+/**
+ * Runs write operations (the core's and the plugins') as parts of a request that is itself a write:
+ * the convenience endpoints of the `handelingen` plugin, which do in one call what a client would
+ * otherwise do in several.
+ */
+export interface OperationRunner {
+  /**
+   * Runs operation `id` with `input` as a part of `ctx`, a write request inside its transaction (its
+   * `execute`): the part is authorized as the request's principal and goes through the steps a request
+   * of its own takes, in `ctx.tx`: the body checked against the operation's schema, `load`, the scope
+   * check, `prepare`, the `authorize` hooks, the `validate` hooks with the operation's own rules, `lock`
+   * with the scopes and `authorize` again, `beforeWrite`, the write and `afterWrite`. Its `afterCommit`
+   * hooks run once `ctx` commits. Not for it: `onRequest`, `authenticate`, `preHandler`, `serialize`,
+   * `onResponse` (the request had those). Inside the part, `ctx.registry.storage` reads and writes in
+   * the transaction, so each part sees what the parts before it wrote; `partCtx.partOf` is `ctx`.
+   * A throw (a part's 400, 403, 404) is the part's: the request's transaction rolls everything back.
+   */
+  run(ctx: RequestContext, id: string, input?: PartInput): Promise<PartAnswer>;
 }
 
 export interface ResponseState {
@@ -205,6 +242,12 @@ export interface RequestContext {
   response: ResponseState;
   /** The error being answered, during `onResponse` of a failed request. */
   error?: unknown;
+  /**
+   * For an operation run as a part of another request (`registry.operations.run`): that request. Its
+   * `operation.id` names the call the change belongs to, e.g. the handeling `zaak_afsluiten`, also for
+   * `resourceChanged` hooks (`change.ctx.partOf`).
+   */
+  readonly partOf?: RequestContext;
 }
 
 /** Reads zaken and their records as clients see them, and moves a zaak between open and closed. */
