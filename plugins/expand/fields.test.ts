@@ -6,6 +6,7 @@ import { BACKENDS } from '../../test/helpers/backends.js';
 import { TYPES, ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { createZaakFamily, type ZaakFamily } from '../../test/helpers/zaak-family.js';
 import { ATTRIBUTES, GROUPS, parseFields, project } from './fields.js';
+import { SCHEMA_NAMES } from './openapi.js';
 import { expand, type ExpandTree } from './index.js';
 
 const CONTRACT = fileURLToPath(new URL('../../reference/zaken-api-1.8.0.openapi.yaml', import.meta.url));
@@ -22,16 +23,7 @@ describe('fields: parsing and trimming', () => {
       const resolved = resolve(schema);
       return resolved?.allOf ? Object.assign({}, ...resolved.allOf.map(propertiesOf)) : (resolved?.properties ?? {});
     };
-    const named = {
-      zaak: 'Zaak',
-      status: 'Status',
-      resultaat: 'Resultaat',
-      rol: 'Rol',
-      zaakeigenschap: 'ZaakEigenschap',
-      zaakobject: 'ZaakObject',
-      zaakinformatieobject: 'ZaakInformatieObject',
-      zaakbesluit: 'ZaakBesluit',
-    } as const;
+    const named = SCHEMA_NAMES;
     // The identification groups come from the type-specific schemas (`natuurlijk_persoon_Rol`, `pand_ZaakObject`).
     const typed = { rol: ['betrokkeneIdentificatie'], zaakobject: ['objectIdentificatie'] } as Record<string, string[]>;
     for (const [kind, schema] of Object.entries(named)) {

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../../src/plugin-api.js';
 import { EXPANDABLE_OPERATIONS, RELATIONS, type LocalKind, type Relation } from './relations.js';
 
 /** The served schema of each resource of this registry that can be expanded. */
-const SCHEMA_NAMES: Readonly<Record<LocalKind, string>> = {
+export const SCHEMA_NAMES: Readonly<Record<LocalKind, string>> = {
   zaak: 'Zaak',
   status: 'Status',
   resultaat: 'Resultaat',
