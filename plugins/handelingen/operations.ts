@@ -117,7 +117,8 @@ interface ZaakUpdate {
  */
 function zaakUpdate(handeling: ZaakUpdate): Operation {
   async function zaakAt(ctx: RequestContext, lock: boolean): Promise<Record<string, unknown>> {
-    const zaak = await ctx.registry.zaken.find(ctx, ctx.params.uuid, { lock });
+    // Locked with its relations: the zaak's partial update, the first part, reads it so in the same transaction.
+    const zaak = await ctx.registry.zaken.find(ctx, ctx.params.uuid, { lock, relations: lock });
     if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
     return zaak;
   }

@@ -95,8 +95,12 @@ export function lifecycle(lookups: Lookups) {
   }
 
   return {
-    /** Outside the transaction: fetch what closing will check, so the locked part stays short. */
+    /**
+     * Outside the transaction: fetch what closing will check, so the locked part stays short. A part
+     * of a request (`ctx.tx` already open) checks it once, in `beforeWrite`.
+     */
     async prefetch(ctx: RequestContext): Promise<void> {
+      if (ctx.tx) return;
       if (isStatusCreate(ctx) && (await closesZaak(ctx))) await lookups.documentsOf(ctx, String(ctx.zaak!.uuid));
     },
 

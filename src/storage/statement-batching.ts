@@ -18,7 +18,7 @@ import { isStalePlan } from './types.js';
  * the way pg would send them as parameters (untyped text, so the server infers the same types). An
  * error in any of them fails the query that carried them: the transaction is aborted and rolls back.
  * A prepared statement (named, or `PREPARED`) that travels with `BEGIN` goes as `EXECUTE`, keeping
- * its plan.
+ * its plan; once that has worked on the connection, also one that travels with deferred writes.
  */
 
 /** knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is not read. */
@@ -118,6 +118,12 @@ export function batchStatements(connection: PgConnection): void {
   /** Until `EXECUTE` of one fails: a pooler such as PgBouncer renames the statements it prepares on the server. */
   let executeWorks = true;
   /**
+   * Once an `EXECUTE` has run on this connection (with a held `BEGIN`, where a failure can start
+   * over): from then on a prepared statement also travels with writes held in the middle of a
+   * transaction, where a failed `EXECUTE` could not be taken back.
+   */
+  let executeProven = false;
+  /**
    * The name each statement whose plan went stale (a migration ran) is prepared under now on this
    * connection: pg keeps the old name parsed, and the server the old statement, for the connection's life.
    */
@@ -198,6 +204,7 @@ export function batchStatements(connection: PgConnection): void {
   const executeWithHeld = (config: QueryConfig, callback: Callback) => {
     const held = { begin: heldBegin, waiting };
     sendHeldWith(execute(config.name!, config.values), (error, result) => {
+      if (!error) executeProven = true;
       if ((error as { code?: string } | null)?.code !== INVALID_STATEMENT_NAME) return callback(error, result);
       // Nothing but what was held has run in the transaction: it starts over, sending the statement as it is.
       executeWorks = false;
@@ -266,6 +273,7 @@ export function batchStatements(connection: PgConnection): void {
       // Only for the text pg prepared under the name: another text is pg's error to raise.
       const known = prepared.get(name) === text;
       if (held && executeWorks && known) return executeWithHeld(config, answer);
+      if (waiting.length && executeWorks && executeProven && known) return sendHeldWith(execute(config.name!, config.values), answer);
       // Its plan is worth more than the round trip what is held then takes on its own.
       if (holding() || !known) return sendNamed(config, answer);
       publish(text);

@@ -82,6 +82,8 @@ export const rolDefinition: ZaakRecordDefinition = {
     for (const s of statussen) byRol.set(s.gezetdoor_id, [...(byRol.get(s.gezetdoor_id) ?? []), `${baseUrl}/statussen/${s.uuid}`]);
     return (row: RecordRow) => ({ statussen: byRol.get(row.id) ?? [] });
   },
+  // No status can name a rol as its `gezetdoor` before the rol exists: a created rol is read back from nothing.
+  inserted: { returning: {}, derive: () => ({ statussen: [] }) },
   unique: {
     rol_zaak_single_role_unique: {
       name: 'roltype',

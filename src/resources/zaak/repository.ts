@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { namedRows, namedStatement, type NamedStatement } from '../../storage/named-statement.js';
 import { zaakColumns, type ZaakRow } from './columns.js';
 import { zaakColumnsWithRelations } from './relations.js';
+import { heldRow, rememberRead } from './held-rows.js';
 
 export function selectZaken(db: Knex | Knex.Transaction): Knex.QueryBuilder {
   return db('zaak').leftJoin('zaak as hoofdzaak', 'hoofdzaak.id', 'zaak.hoofdzaak_id');
@@ -33,12 +34,20 @@ export async function firstByUuid<T>(db: Knex | Knex.Transaction, name: string, 
   return (await namedRows<T>(db, compiled.statement, bindings))[0];
 }
 
-export function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, options: { forUpdate?: boolean; relations?: boolean } = {}): Promise<ZaakRow | undefined> {
+/**
+ * A zaak by its uuid. In a transaction that holds the zaak (`held-rows.ts`), a read is answered from
+ * what the transaction read last, unless the zaak (or, with `relations`, any record) changed since.
+ */
+export async function findZaakByUuid(db: Knex | Knex.Transaction, uuid: string, options: { forUpdate?: boolean; relations?: boolean } = {}): Promise<ZaakRow | undefined> {
+  const held = heldRow(db, uuid, !!options.relations);
+  if (held) return held;
   const name = `zaak_by_uuid${options.relations ? '_relations' : ''}${options.forUpdate ? '_locked' : ''}`;
-  return firstByUuid<ZaakRow>(db, name, uuid, (slot) => {
+  const row = await firstByUuid<ZaakRow>(db, name, uuid, (slot) => {
     const query = withRevision(selectZaken(db)).where('zaak.uuid', slot).first(options.relations ? zaakColumnsWithRelations(db as Knex) : zaakColumns(db as Knex));
     return options.forUpdate ? query.forUpdate('zaak') : query;
   });
+  if (row) rememberRead(db, row, !!options.forUpdate, !!options.relations);
+  return row;
 }
 
 /** The deelzaken of a zaak, oldest first. */

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { CoreOperation } from '../../operation.js';
 import type { OpenApiFragment } from '../../openapi/build.js';
 import type { RequestContext, ZaakScope } from '../../plugin.js';
@@ -13,8 +12,8 @@ import { IdentificatieReserve } from './identificaties.js';
 import { localZaakUuid } from '../shared/references.js';
 import type { AccessSubject } from '../shared/access.js';
 import type { ZaakRow } from './columns.js';
-import { zaakColumnsWithRelations } from './relations.js';
-import { selectZaken } from './repository.js';
+
+import { findZaakByUuid } from './repository.js';
 import { insertZaak, insertZaakAhead, updateZaak } from './writes.js';
 import { zaakSchema } from './schema.js';
 import { listPage, orderingParameter, searchSchema } from './list.js';
@@ -181,7 +180,7 @@ export function zaakOperations(
           const row = lockedRows.get(ctx)!;
           if (ctx.data!.identificatie) identificaties.taken(String(ctx.data!.identificatie));
           await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-          const updated = (await selectZaken(ctx.tx!).where('zaak.id', row.id).first(zaakColumnsWithRelations(ctx.tx as unknown as Knex))) as ZaakRow;
+          const updated = (await findZaakByUuid(ctx.tx!, row.uuid, { relations: true }))!;
           await written(ctx, updated, 200, announce);
         },
         represent,

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { insertRow } from '../../storage/named-statement.js';
 import { DEFERRED_WRITE, PREPARED } from '../../storage/statement-batching.js';
+import { holdZaak } from './held-rows.js';
 import { PG_CHECK_VIOLATION, PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { JSON_COLUMNS, ZAAK_RETURNING, toColumns, type ZaakRow } from './columns.js';
 import type { IdentificatieReserve } from './identificaties.js';
@@ -30,6 +31,7 @@ export async function insertZaak(tx: Knex.Transaction, data: Record<string, unkn
   if (!row.identificatie) row.identificatie = tx.raw('zaak_next_identificatie(?)', [String(row.bronorganisatie)]);
   try {
     const [inserted] = await insertRow<ZaakRow>(tx, 'zaak', row, { returning: ZAAK_RETURNING, ...PREPARED });
+    holdZaak(tx, inserted.uuid);
     return { ...inserted, hoofdzaak_uuid: hoofdzaakUuid } as ZaakRow;
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
@@ -134,6 +136,7 @@ export async function insertZaakAhead(
   const uuid = randomUUID();
   const identificatie = await identificaties.take(tx);
   await insertRow(tx, 'zaak', { uuid, ...columns, identificatie }, { ignoreConflictOn: BRONORGANISATIE_IDENTIFICATIE, ...DEFERRED_WRITE });
+  holdZaak(tx, uuid);
   return {
     row: { ...stored, id: 0, uuid, identificatie, hoofdzaak_uuid: hoofdzaakUuid },
     id: tx.raw('zaak_created_id(?)', [uuid]),
@@ -144,7 +147,8 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
   const row = toColumns(data);
   row.updated_at = tx.fn.now();
   try {
-    await tx('zaak').where({ id }).update(row);
+    // Nothing is read from its answer; a new identificatie's conflict must be told as such, here.
+    await tx('zaak').where({ id }).update(row).options(row.identificatie === undefined ? DEFERRED_WRITE : {});
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
   }
