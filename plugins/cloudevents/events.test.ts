@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { handelingen, staticCatalog, type Plugin } from '../../src/index.js';
-import { testCatalogData } from '../../src/testing/index.js';
+import { handelingen, type Plugin } from '../../src/index.js';
 import { BACKENDS } from '../../test/helpers/backends.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { parts, registreren } from '../../test/helpers/handelingen.js';
 import { RSIN, TYPES, ZAAKTYPE, startRegistry, zaakInput, type TestServer } from '../../test/helpers/registry.js';
 import { cloudevents } from './index.js';
-import { startTestSink, type TestSink } from './test-sink.js';
+import { CATALOGUS, catalogWithCatalogus, startTestSink, type TestSink } from './test-sink.js';
 
 const FAST_OUTBOX = { backoffBaseMs: 20, backoffMaxMs: 100, timeoutMs: 2000, pollIntervalMs: 50, maxAttempts: 4, leaseMs: 6000 };
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:zaakregister';
-export const CATALOGUS = 'http://catalogus.test/catalogi/api/v1/catalogussen/71111111-1111-4111-8111-111111111111';
-
-/** The test catalog, its zaaktype in a catalogus (`zaaktype.catalogus` of the events). */
-export function catalogWithCatalogus() {
-  const data = testCatalogData();
-  return staticCatalog({ ...data, zaaktypen: data.zaaktypen!.map((zaaktype) => ({ ...zaaktype, catalogus: CATALOGUS })) });
-}
 
 /** Fails a write that carries `X-Fail-After-Write`, after the storage write: its transaction rolls back. */
 const failAfterWrite: Plugin = {
