@@ -75,7 +75,6 @@ export function makeSink(options: SinkOptions, services: RegistryServices): Sink
   const client: RemoteClient = services.remoteClient({
     allowedHosts: hosts,
     timeoutMs: options.timeoutMs,
-    maxBytes: MAX_EVENT_BYTES,
     credentials: zgw ? { [target]: zgw } : undefined,
   });
   const contentMode = options.contentMode ?? 'structured';

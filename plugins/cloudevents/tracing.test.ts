@@ -19,7 +19,7 @@ for (const backend of BACKENDS) {
       trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
       sink = await startTestSink();
       api = await startRegistry(await backend.open(), {
-        plugins: [cloudevents({ source: 'urn:nld:oin:00000001823288444000:systeem:zaakregister', sinks: [{ id: 'portaal', url: sink.url, contentMode: 'binary' }] })],
+        plugins: [cloudevents({ source: 'urn:nld:oin:00000001823288444000:systeem:zaakregister', dataref: 'path', sinks: [{ id: 'portaal', url: sink.url, contentMode: 'binary' }] })],
         outbox: { pollIntervalMs: 50 },
       });
     });
@@ -30,7 +30,7 @@ for (const backend of BACKENDS) {
       context.disable();
     });
 
-    it('an event carries the trace context of the request that wrote it', async () => {
+    it('an event carries the trace context of the request that wrote it (and, with dataref: path, the zaak\'s path)', async () => {
       const zaak = (await api.request('/zaken', { method: 'POST', json: zaakInput() })).body;
       exporter.reset();
       const status = await api.request('/statussen', { method: 'POST', json: { zaak: zaak.url, statustype: TYPES.statustypeStart, datumStatusGezet: '2024-03-01T10:00:00Z' } });
@@ -44,6 +44,8 @@ for (const backend of BACKENDS) {
       const { traceId, spanId } = request.spanContext();
       assert.equal(event.traceparent, `00-${traceId}-${spanId}-01`);
       assert.equal(sink.received[0].headers['ce-traceparent'], `00-${traceId}-${spanId}-01`);
+      assert.equal(event.dataref, new URL(zaak.url).pathname);
+      assert.match(String(event.dataref), /^\/zaken\/api\/v1\/zaken\/[0-9a-f-]{36}$/);
     });
   });
 }
