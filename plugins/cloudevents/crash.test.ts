@@ -18,7 +18,7 @@ const idOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 for (const backend of BACKENDS) {
   describe(`cloudevents across a kill -9 on ${backend.name}`, function () {
     // Two Node processes through tsx, one after the other, each opening the database.
-    this.timeout(180_000);
+    this.timeout(360_000);
     let dir: string;
     let sink: TestSink;
     let storage: Storage | undefined;
@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
       try {
         const api = spawnTs('src/cli.ts', ['serve', '--config', config, '--development', '--port', '0']);
         children.push(api);
-        const [, base] = await waitForOutput(api, /serving (http:\/\/\S+)/, 90_000);
+        const [, base] = await waitForOutput(api, /serving (http:\/\/\S+)/, 180_000);
         const post = async (url: string, body: unknown) => {
           const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
           const text = await response.text();
@@ -73,7 +73,7 @@ for (const backend of BACKENDS) {
         sink.respond = accept;
         const worker = spawnTs('src/cli.ts', ['deliver', '--config', config, '--port', '0']);
         children.push(worker);
-        await eventually(() => assert.equal(sink.events().length, 1, worker.output()), 90_000);
+        await eventually(() => assert.equal(sink.events().length, 1, worker.output()), 180_000);
         assert.equal(idOf(sink.received[1].body), idOf(sink.received[0].body), 'the same event, the same id');
         assert.equal(sink.events()[0].type, 'nl.overheid.zaken.zaak-gemuteerd');
         assert.equal(sink.events()[0].subject, zaak.uuid);

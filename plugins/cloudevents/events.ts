@@ -30,9 +30,9 @@ const MUTATING_RECORDS = new Set(['status', 'resultaat', 'zaakinformatieobject',
 
 /**
  * The classic notifications (kanaal `zaken`): the resources and actions the `notifications` plugin
- * publishes (its `PUBLISHED`), kept in step by hand; one `nrc` event each.
+ * publishes (its `PUBLISHED`), kept in step by hand (a test compares them); one `nrc` event each.
  */
-const PUBLISHED: Readonly<Record<string, readonly string[]>> = {
+export const PUBLISHED: Readonly<Record<string, readonly string[]>> = {
   zaak: ['create', 'update', 'destroy'],
   status: ['create'],
   zaakobject: ['create', 'update', 'destroy'],

@@ -15,6 +15,7 @@ const KIND = 'cloudevents';
 
 /** What one transaction has enqueued so far: at most one `zaak-gemuteerd` (and one of each other event) per zaak. */
 interface Enqueued {
+  tx: Knex.Transaction;
   /** `<type> <zaak URL>` of the mijn-overheid events enqueued. */
   events: Set<string>;
   destroyed: Set<string>;
@@ -49,16 +50,23 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
 
   function enqueuedIn(tx: Knex.Transaction): Enqueued {
     let state = perTransaction.get(tx);
-    if (state) return state;
-    state = { events: new Set(), destroyed: new Set(), counts: new Map() };
-    perTransaction.set(tx, state);
-    const counted = state.counts;
-    // Counted once committed: a rolled-back write enqueued nothing.
-    tx.executionPromise?.then(
-      () => counted.forEach(({ sink, type, n }) => counters.enqueued.inc({ sink, type }, n)),
-      () => undefined,
-    );
+    if (!state) perTransaction.set(tx, (state = { tx, events: new Set(), destroyed: new Set(), counts: new Map() }));
     return state;
+  }
+
+  /** Counts an enqueued event once its transaction commits: a rolled-back write enqueued nothing. */
+  function count(state: Enqueued, sink: string, type: string): void {
+    if (!state.counts.size) {
+      const counted = state.counts;
+      state.tx.executionPromise?.then(
+        () => counted.forEach(({ n, ...labels }) => counters.enqueued.inc(labels, n)),
+        () => undefined,
+      );
+    }
+    const key = `${sink} ${type}`;
+    const counted = state.counts.get(key) ?? { sink, type, n: 0 };
+    counted.n++;
+    state.counts.set(key, counted);
   }
 
   const dataref = (zaakUrl: string) => (options.dataref === 'path' ? new URL(zaakUrl).pathname : zaakUrl);
@@ -114,10 +122,7 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
       for (const sink of sinks) {
         if (!sinkTakes(sink.options, event.type, draft.data)) continue;
         rows.push({ kind: KIND, target: sink.target, key: `ce:${sink.options.id}:${draft.zaak}`, payload: { sink: sink.options.id, event } });
-        const countKey = `${sink.options.id} ${event.type}`;
-        const count = state.counts.get(countKey) ?? { sink: sink.options.id, type: event.type, n: 0 };
-        count.n++;
-        state.counts.set(countKey, count);
+        count(state, sink.options.id, event.type);
       }
     }
     return rows;

@@ -1,16 +1,20 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HTTP, type CloudEvent } from 'cloudevents';
-import { staticCatalog } from '../../src/index.js';
-import { testCatalogData } from '../../src/testing/index.js';
+import type { CatalogClient } from '../../src/plugin-api.js';
+import { testCatalog } from '../../test/helpers/registry.js';
 import { decodeHeaderValue } from './sink.js';
 
 export const CATALOGUS = 'http://catalogus.test/catalogi/api/v1/catalogussen/71111111-1111-4111-8111-111111111111';
 
 /** The test catalog, its zaaktype in a catalogus (`zaaktype.catalogus` of the events). */
-export function catalogWithCatalogus() {
-  const data = testCatalogData();
-  return staticCatalog({ ...data, zaaktypen: data.zaaktypen!.map((zaaktype) => ({ ...zaaktype, catalogus: CATALOGUS })) });
+export function catalogWithCatalogus(): CatalogClient {
+  const catalog = testCatalog();
+  return {
+    zaaktype: async (url) => ({ ...(await catalog.zaaktype(url)), catalogus: CATALOGUS }),
+    get: (kind, url) => catalog.get(kind, url),
+    listFor: (kind, zaaktype) => catalog.listFor(kind, zaaktype),
+  };
 }
 
 /** One POST a sink received, as sent. */
