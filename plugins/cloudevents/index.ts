@@ -8,7 +8,7 @@ import { checkCloudEventsOptions, profilesOf, type CloudEventsOptions } from './
 import { makeSink, type Sink } from './sink.js';
 import { sinkTakes } from './matching.js';
 
-export { cloudEventsOptionsSchema, type CloudEventsOptions, type SinkOptions, type SinkAuth, type Profile as CloudEventsProfile } from './options.js';
+export { cloudEventsOptionsSchema, type CloudEventsOptions, type SinkOptions as CloudEventsSink, type SinkAuth as CloudEventsSinkAuth, type Profile as CloudEventsProfile } from './options.js';
 export { encodeHeaderValue, decodeHeaderValue } from './sink.js';
 
 const KIND = 'cloudevents';
