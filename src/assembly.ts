@@ -3,7 +3,7 @@
 import type { OpenApiFragment, OpenApiTransform } from './openapi/build.js';
 import type { Operation } from './operation.js';
 import { PluginError } from './plugin-host.js';
-import type { ApiVersion, Plugin, RegistryServices, SetupApi } from './plugin.js';
+import type { ApiVersion, CounterOptions, MetricCounter, Plugin, RegistryServices, SetupApi } from './plugin.js';
 import { defineProblem } from './problem.js';
 import type { DeliveryHandler } from './outbox/index.js';
 import type { Migration } from './storage/types.js';
@@ -30,6 +30,8 @@ export interface Assembly {
   /** The plugin that set the versions, when one did. */
   versionsSetBy?: string;
   assembling: boolean;
+  /** Defines a counter in the registry's metrics. */
+  readonly counter: (options: CounterOptions) => MetricCounter;
 }
 
 /** The `SetupApi` one plugin's `setup` receives: each call adds to the assembly, and throws once it is over. */
@@ -79,6 +81,10 @@ function setupApiFor(plugin: Plugin, assembly: Assembly, services: RegistryServi
       if (documented) fragments.push({ components: { schemas: { [documented]: { properties: { [name]: schema } } } } });
     }),
     operations: () => operations,
+    addCounter(options) {
+      if (!assembly.assembling) throw new Error('addCounter is only possible during setup, before the registry starts');
+      return assembly.counter(options);
+    },
   };
 }
 

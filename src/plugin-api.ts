@@ -14,7 +14,7 @@
  *
  * @packageDocumentation
  */
-export type { Plugin, SetupApi, RequestContext, OperationRunner, PartInput, PartAnswer, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
+export type { Plugin, SetupApi, RequestContext, OperationRunner, PartInput, PartAnswer, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion, CounterOptions, MetricCounter } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions, AccessLimitOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {
@@ -44,7 +44,7 @@ export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, t
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
 export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';
-export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials, type RemoteCallOptions } from './remote/fetch.js';
+export { remoteClient, RemoteError, type RemoteClient, type RemoteOptions, type RemoteCredentials, type RemoteCallOptions, type RemoteSendOptions, type RemoteBody, type RemoteAnswer } from './remote/fetch.js';
 export { referenceError, remoteReason, upstream, deliveryFailure } from './remote/errors.js';
 export { consoleLogger, type Logger, type LogLevel } from './log.js';
 export { jsonLogger, pinoLogger, type JsonLoggerOptions, type PinoBackedLogger } from './ops/logger.js';

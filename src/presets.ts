@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { archive } from '../plugins/archive/index.js';
+import { cloudevents, cloudEventsOptionsSchema, type CloudEventsOptions } from '../plugins/cloudevents/index.js';
 import { caching, cachingOptionsSchema, type CachingOptions } from '../plugins/caching/index.js';
 import { expand, expandOptionsSchema, type ExpandOptions } from '../plugins/expand/index.js';
 import { geoCrs, geoCrsOptionsSchema, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
@@ -93,6 +94,8 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
     standard: false,
     fileSchema: () => notificationsOptionsSchema,
   },
+  // Needs a source and sinks: only when configured.
+  cloudevents: { create: (options) => cloudevents(options as CloudEventsOptions), standard: false, fileSchema: () => cloudEventsOptionsSchema },
   // Experimental endpoints outside the standard: only when asked for.
   handelingen: { create: (options) => handelingen(options as HandelingenOptions), standard: false, fileSchema: () => handelingenOptionsSchema },
   // Needs the issuers and this registry's audience: only when configured.

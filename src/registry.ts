@@ -238,6 +238,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     deliveryHandlers: new Map(),
     versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
     assembling: true,
+    counter: (counterOptions) => metrics.counter(counterOptions),
   };
   const outbox = createOutbox(storage.knex, assembly.deliveryHandlers, log, options.outbox);
   const services: RegistryServices = {

@@ -103,7 +103,7 @@ describe('plugin host and request lifecycle', () => {
     await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'a' }, { name: 'a' }] }), /registered twice/);
     await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'b', dependencies: ['signing'] }] }), /needs plugin "signing"/);
     await assert.rejects(createRegistry({ storage: 'memory', plugins: [{ name: 'core' }] }), /plugin name "core" is reserved for the registry's core: give the plugin another name/);
-    let saved: { addMigrations(m: never[]): void } | undefined;
+    let saved: { addMigrations(m: never[]): void; addCounter(c: { name: string; help: string }): unknown } | undefined;
     const registry = await createRegistry({
       storage: 'memory',
       logger: consoleLogger('silent'),
@@ -111,6 +111,7 @@ describe('plugin host and request lifecycle', () => {
     });
     try {
       assert.throws(() => saved!.addMigrations([]), /only possible during setup/);
+      assert.throws(() => saved!.addCounter({ name: 'zaakregister_keeper_total', help: 'late' }), /only possible during setup/);
     } finally {
       await registry.close();
     }

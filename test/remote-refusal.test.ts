@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { refusalSummary } from '../src/remote/problem-summary.js';
+import { retryAfterMs } from '../src/remote/fetch.js';
 
 describe('refusalSummary: what another API said when it refused a call', () => {
   it('a problem as its title, detail and invalidParams; other text as it came; both truncated', () => {
@@ -13,5 +14,17 @@ describe('refusalSummary: what another API said when it refused a call', () => {
     const long = refusalSummary(JSON.stringify({ title: 'Fout', detail: 'x'.repeat(1000) }));
     assert.equal(long.length, 300);
     assert.ok(long.endsWith('…'));
+  });
+});
+
+describe('retryAfterMs: when a refusing remote asks to be called again', () => {
+  it('reads delay-seconds and an HTTP date; nothing for an absent or unreadable value', () => {
+    const now = Date.parse('2026-11-27T10:00:00Z');
+    assert.equal(retryAfterMs('120', now), 120_000);
+    assert.equal(retryAfterMs(['5', '7'], now), 5000);
+    assert.equal(retryAfterMs('Fri, 27 Nov 2026 10:01:30 GMT', now), 90_000);
+    assert.equal(retryAfterMs('Fri, 27 Nov 2026 09:00:00 GMT', now), 0, 'a moment past is now');
+    assert.equal(retryAfterMs(undefined, now), undefined);
+    assert.equal(retryAfterMs('straks', now), undefined);
   });
 });

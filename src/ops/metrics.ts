@@ -101,6 +101,11 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
     observeRemote(exchange: RemoteExchange): void {
       remoteDuration.observe({ host: exchange.host, outcome: exchange.outcome }, exchange.seconds);
     },
+    /** A plugin's counter (`SetupApi.addCounter`), in this registry's metrics. */
+    counter(counterOptions: { name: string; help: string; labelNames?: string[] }): { inc(labels?: Record<string, string>, value?: number): void } {
+      const counter = new Counter({ name: counterOptions.name, help: counterOptions.help, labelNames: counterOptions.labelNames ?? [], registers: [register] });
+      return { inc: (labels = {}, value = 1) => counter.inc(labels, value) };
+    },
     observeCache(hit: boolean): void {
       cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
     },

@@ -338,7 +338,8 @@ export class Dispatcher {
       const message = error instanceof Error ? error.message : String(error);
       const status = await this.store.fail(entry, {
         error: message,
-        retryInMs: this.backoff(entry.attempts),
+        // The target said when: not before then, and not sooner than the backoff either.
+        retryInMs: Math.max(this.backoff(entry.attempts), error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0),
         giveUp: error instanceof DeliveryError && error.permanent,
         maxAttempts: this.options.maxAttempts,
         maxAgeMs: this.options.maxAgeMs,

@@ -39,6 +39,24 @@ export interface SetupApi {
   addBodyProperty(operationId: string, name: string, schema: JsonSchema): void;
   /** The operations registered so far (the core's and earlier plugins'). */
   operations(): readonly Operation[];
+  /**
+   * A Prometheus counter in the registry's metrics (`GET /metrics`), by convention named
+   * `zaakregister_<plugin>_…_total`. Its labels must be bounded (configured names, fixed sets), never ids
+   * or URLs. A name the registry has already is refused.
+   */
+  addCounter(options: CounterOptions): MetricCounter;
+}
+
+/** A counter `addCounter` defines. */
+export interface CounterOptions {
+  name: string;
+  help: string;
+  labelNames?: string[];
+}
+
+/** Counts up: by `value` (default 1), for one combination of its labels. */
+export interface MetricCounter {
+  inc(labels?: Record<string, string>, value?: number): void;
 }
 
 /**

@@ -11,6 +11,24 @@ export interface RemoteCallOptions {
   authorization?: string | false;
 }
 
+/** A body of any media type, sent as it is. */
+export interface RemoteBody {
+  content: string | Uint8Array;
+  /** Its `Content-Type`. */
+  type: string;
+}
+
+/** For `send`: headers to add to the call (they may not replace `Content-Type`, which is the body's). */
+export interface RemoteSendOptions extends RemoteCallOptions {
+  headers?: Record<string, string>;
+}
+
+/** A 2xx answer to `send`: its status and body (read up to the client's `maxBytes`). */
+export interface RemoteAnswer {
+  status: number;
+  text: string;
+}
+
 /** Credentials for a remote ZGW API: the registry signs a ZGW JWT (HS256) with them. */
 export interface RemoteCredentials {
   clientId: string;
@@ -54,5 +72,11 @@ export interface RemoteClient {
    * the JSON answer, undefined when it is empty. Throws `RemoteError` unless the answer is 2xx.
    */
   sendJson<T = unknown>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options?: RemoteCallOptions): Promise<T | undefined>;
+  /**
+   * Send a body of another media type (CloudEvents, a form) with extra headers, under the same rules:
+   * no redirect followed, a non-2xx answer throws `RemoteError` (with `retryAfterMs` from the
+   * `Retry-After` of a 429 or 503).
+   */
+  send(method: 'POST' | 'PUT', url: string, body: RemoteBody, options?: RemoteSendOptions): Promise<RemoteAnswer>;
   isAllowed(url: string): boolean;
 }

@@ -53,11 +53,11 @@ export async function upstream<T>(what: string, load: () => Promise<T>): Promise
 /**
  * A failed call of an outbox delivery: a refusal the other registry will repeat (4xx other than 408
  * and 429: a payload it rejects, a resource it no longer has) fails the delivery at once; outages,
- * timeouts and 5xx are retried.
+ * timeouts and 5xx are retried (not before the `Retry-After` of a 429 or 503).
  */
 export function deliveryFailure(error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
   const status = error.status ?? 0;
   const permanent = error.reason === 'not-allowed' || (error.reason === 'status' && status >= 400 && status < 500 && status !== 408 && status !== 429);
-  return new DeliveryError(error.message, { permanent, cause: error });
+  return new DeliveryError(error.message, { permanent, retryAfterMs: error.retryAfterMs, cause: error });
 }

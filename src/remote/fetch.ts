@@ -2,9 +2,9 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { signZgwJwt } from '../auth/sign.js';
 import { currentRequest, REQUEST_ID_HEADER } from '../ops/request-scope.js';
 import { startSpan } from '../ops/tracing.js';
-import type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions } from '../plugin-types.js';
+import type { RemoteAnswer, RemoteBody, RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions, RemoteSendOptions } from '../plugin-types.js';
 import { refusalSummary } from './problem-summary.js';
-export type { RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions };
+export type { RemoteAnswer, RemoteBody, RemoteCallOptions, RemoteClient, RemoteCredentials, RemoteExchange, RemoteFailure, RemoteOptions, RemoteSendOptions };
 
 export class RemoteError extends Error {
   constructor(
@@ -12,10 +12,21 @@ export class RemoteError extends Error {
     readonly url: string,
     message: string,
     readonly status?: number,
+    /** How long the remote asked to wait before trying again (`Retry-After` of a 429 or 503). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'RemoteError';
   }
+}
+
+/** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 const TOKEN_REUSE_MS = 60_000;
@@ -97,14 +108,15 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
    * headers and `read`ing the body all end by `timeoutMs` (a host that trickles its body is as late as
    * one that never answers). A redirect is not followed: it is an answer of its own (a status).
    */
-  async function exchange<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body: unknown, call: RemoteCallOptions, read: (response: RemoteResponse) => Promise<T>): Promise<T> {
+  async function exchange<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body: RemoteBody | undefined, call: RemoteSendOptions, read: (response: RemoteResponse) => Promise<T>): Promise<T> {
     const parsed = parse(url);
     if (!parsed || !isAllowed(url)) throw new RemoteError('not-allowed', url, `host of ${url} is not in the allowed hosts`);
     const headers: Record<string, string> = { accept: 'application/json', 'accept-crs': 'EPSG:4326', 'user-agent': 'zaakregister' };
     if (call.authorization === undefined) Object.assign(headers, await authorization(parsed));
     else if (call.authorization) headers.authorization = call.authorization;
     const callerSignal = call.signal;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (call.headers) Object.assign(headers, call.headers);
+    if (body !== undefined) headers['content-type'] = body.type;
     // The remote's logs can then be matched with the request that caused the call.
     const requestId = currentRequest()?.id;
     if (requestId) headers[REQUEST_ID_HEADER] = requestId;
@@ -124,7 +136,7 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       const response = await request(parsed, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body?.content,
         signal,
         dispatcher: connections(),
       });
@@ -160,8 +172,11 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
   /** The body is read (up to `maxBytes`) for what the host said, so the connection can be used again too. */
   async function refuseStatus(response: RemoteResponse, url: string, method: string): Promise<never> {
     const said = refusalSummary(await readCapped(response, url).catch(() => ''));
-    throw new RemoteError('status', url, `${method} ${url} answered ${response.statusCode}${said ? `: ${said}` : ''}`, response.statusCode);
+    const wait = response.statusCode === 429 || response.statusCode === 503 ? retryAfterMs(response.headers['retry-after']) : undefined;
+    throw new RemoteError('status', url, `${method} ${url} answered ${response.statusCode}${said ? `: ${said}` : ''}`, response.statusCode, wait);
   }
+
+  const json = (body: unknown): RemoteBody | undefined => (body === undefined ? undefined : { content: JSON.stringify(body), type: 'application/json' });
 
   return {
     isAllowed,
@@ -174,9 +189,15 @@ export function remoteClient(options: RemoteOptions): RemoteClient {
       });
     },
     sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, options: RemoteCallOptions = {}): Promise<T | undefined> {
-      return exchange(method, url, body, options, async (response) => {
+      return exchange(method, url, json(body), options, async (response) => {
         if (response.statusCode < 200 || response.statusCode > 299) return refuseStatus(response, url, method);
         return readJson<T>(response, url);
+      });
+    },
+    send(method: 'POST' | 'PUT', url: string, body: RemoteBody, options: RemoteSendOptions = {}): Promise<RemoteAnswer> {
+      return exchange(method, url, body, options, async (response) => {
+        if (response.statusCode < 200 || response.statusCode > 299) return refuseStatus(response, url, method);
+        return { status: response.statusCode, text: await readCapped(response, url) };
       });
     },
   };
