@@ -294,7 +294,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   // Deliveries start once the outbox table exists.
   const migrate = async () => {
-    const applied = await storage.migrate(loggingProgress(migrations, log));
+    const applied = await storage.migrate(loggingProgress(migrations, log), {
+      onWait: () => log.info('waiting for the migrations another process is applying'),
+    });
     if (!closed) outbox.start();
     if (!closed) countFolding ??= startCountFolding(storage.knex, log);
     return applied;
