@@ -85,6 +85,14 @@ export interface RegistryOptions {
    * and the database with them (default 10000 ms); also operations whose clients left.
    */
   drainTimeoutMs?: number;
+  /**
+   * On `close`, how long new connections are still served, with `Connection: close`, while readiness
+   * answers 503 (default 0 ms; within `drainTimeoutMs`): set it to the time your load balancer takes
+   * to see readiness fail. After it the listener closes once no connection waits in the accept queue
+   * (closing would reset them); requests on connections taken meanwhile are answered 503 with
+   * `Retry-After`. Connections that come after the close are refused before they connect.
+   */
+  drainGraceMs?: number;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
   migrate?: boolean;
   /** `info` of the OpenAPI document; `version` defaults to the implemented Zaken API version. */
@@ -363,7 +371,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       if (closed) return;
       closed = true;
       const deadline = Date.now() + (options.drainTimeoutMs ?? 10_000);
-      await Promise.all(servers.map((server) => server.drain(deadline - Date.now())));
+      await Promise.all(servers.map((server) => server.drain(deadline - Date.now(), options.drainGraceMs ?? 0)));
       // Also in a host's app, and for requests whose clients left: their writes finish before the database closes.
       if (!(await running.settled(deadline))) log.warn('operations still running when the drain timeout passed; closing the database under them');
       await outbox.stop();
