@@ -244,6 +244,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     migrations: [...coreMigrations],
     fragments: [zaakOpenApi, zaaknummerOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),
+    readinessDetails: new Map(),
     versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
     assembling: true,
   };
@@ -312,7 +313,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   let closed = false;
   let countFolding: { stop(): Promise<void> } | undefined;
   if (options.migrate !== false) await migrate();
-  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
+  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed, details: assembly.readinessDetails }));
 
   const servers: DrainableServer[] = [];
   return {

@@ -39,6 +39,12 @@ export interface SetupApi {
   addBodyProperty(operationId: string, name: string, schema: JsonSchema): void;
   /** The operations registered so far (the core's and earlier plugins'). */
   operations(): readonly Operation[];
+  /**
+   * A line for `/readyz` under `details.<plugin name>`: what is degraded (a remote service not yet
+   * reached, say), or undefined when all is well. Informs operators; readiness stays as the
+   * registry's own checks decide, so one degraded dependency does not take every instance out.
+   */
+  addReadinessDetail(detail: () => string | undefined): void;
 }
 
 /**
