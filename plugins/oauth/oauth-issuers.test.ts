@@ -44,7 +44,7 @@ describe('oauth: issuers on other CAs, issuers down at start-up, introspected to
     const privateCa = await issuerServer({ cert: TLS.serverCert, key: TLS.serverKey });
     const extraCa = await issuerServer(OTHER_SERVER);
     const start = async (env: NodeJS.ProcessEnv) => {
-      const child = spawnTs('plugins/oauth/two-issuers-child.ts', [privateCa.issuer, extraCa.issuer, REGISTRY], env);
+      const child = spawnTs('test/fixtures/oauth-two-issuers-child.ts', [privateCa.issuer, extraCa.issuer, REGISTRY], env);
       const [, zaken] = await waitForOutput(child, /serving (\S+)/);
       return { child, zaken };
     };
