@@ -26,6 +26,8 @@ export interface Assembly {
   readonly migrations: Migration[];
   readonly fragments: (OpenApiFragment | OpenApiTransform)[];
   readonly deliveryHandlers: Map<string, DeliveryHandler>;
+  /** Per plugin: a line for `/readyz` when something is degraded. */
+  readonly readinessDetails: Map<string, () => string | undefined>;
   versions: ApiVersion[];
   /** The plugin that set the versions, when one did. */
   versionsSetBy?: string;
@@ -61,6 +63,7 @@ function setupApiFor(plugin: Plugin, assembly: Assembly, services: RegistryServi
     }),
     addOpenApi: whileAssembling('addOpenApi', (fragment) => void fragments.push(fragment)),
     defineProblem: whileAssembling('defineProblem', (code, status, title) => defineProblem(code, status, title, plugin.name)),
+    addReadinessDetail: whileAssembling('addReadinessDetail', (detail) => void assembly.readinessDetails.set(plugin.name, detail)),
     addDeliveryHandler: whileAssembling('addDeliveryHandler', (kind, handler) => {
       if (deliveryHandlers.has(kind)) throw new Error(`plugin "${plugin.name}": deliveries of kind "${kind}" already have a handler`);
       deliveryHandlers.set(kind, handler);

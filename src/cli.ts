@@ -149,6 +149,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     outbox: { ...config.outbox, dispatch: purpose === 'serve' ? config.outbox?.dispatch : purpose === 'deliver' },
     strictNulls: config.strictNulls,
     drainTimeoutMs: config.drainTimeoutMs,
+    drainGraceMs: config.drainGraceMs,
   });
 }
 

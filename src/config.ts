@@ -31,6 +31,8 @@ export interface CliConfig {
   allowWeakSecrets?: boolean;
   /** On shutdown, how long requests in flight may take (see `RegistryOptions.drainTimeoutMs`). */
   drainTimeoutMs?: number;
+  /** On shutdown, how long new connections are still accepted (see `RegistryOptions.drainGraceMs`). */
+  drainGraceMs?: number;
   /** Refuse `null` on optional, non-nullable fields (see `RegistryOptions.strictNulls`). */
   strictNulls?: boolean;
   /** The applications, when they are not fetched from an Autorisaties API. */

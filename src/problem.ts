@@ -41,6 +41,7 @@ defineProblem('payload_too_large', 413, 'Verzoek is te groot.');
 defineProblem('unsupported_media_type', 415, 'Niet-ondersteund mediatype in verzoek.');
 defineProblem('error', 500, 'Er is een serverfout opgetreden.');
 defineProblem('bad_gateway', 502, 'Een andere registratie antwoordde niet zoals verwacht.');
+defineProblem('unavailable', 503, 'De dienst is tijdelijk niet beschikbaar.');
 // ZGW JWT failures: the codes Open Zaak and vng-api-common use, but with 401 where they answer 403
 // (gemma-zaken#1495, open-zaak#291); docs/authentication.md.
 defineProblem('jwt-decode-error', 401, 'Het JWT kan niet worden gedecodeerd.');

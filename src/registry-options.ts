@@ -39,6 +39,7 @@ const REGISTRY_PROPERTIES = {
   plugins: { type: 'array' },
   logger: object,
   drainTimeoutMs: fileSettings.drainTimeoutMs,
+  drainGraceMs: fileSettings.drainGraceMs,
   migrate: { type: 'boolean' },
   info: { type: 'object', additionalProperties: false, properties: INFO_PROPERTIES },
   outbox: fileSettings.outbox,

@@ -85,6 +85,14 @@ export interface RegistryOptions {
    * and the database with them (default 10000 ms); also operations whose clients left.
    */
   drainTimeoutMs?: number;
+  /**
+   * On `close`, how long new connections are still served, with `Connection: close`, while readiness
+   * answers 503 (default 0 ms; within `drainTimeoutMs`): set it to the time your load balancer takes
+   * to see readiness fail. After it the listener closes once no connection waits in the accept queue
+   * (closing would reset them); requests on connections taken meanwhile are answered 503 with
+   * `Retry-After`. Connections that come after the close are refused before they connect.
+   */
+  drainGraceMs?: number;
   /** Apply pending migrations while assembling (default true); otherwise call `migrate()` yourself. */
   migrate?: boolean;
   /** `info` of the OpenAPI document; `version` defaults to the implemented Zaken API version. */
@@ -236,6 +244,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     migrations: [...coreMigrations],
     fragments: [zaakOpenApi, zaaknummerOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),
+    readinessDetails: new Map(),
     versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
     assembling: true,
     counter: (counterOptions) => metrics.counter(counterOptions),
@@ -295,7 +304,9 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
 
   // Deliveries start once the outbox table exists.
   const migrate = async () => {
-    const applied = await storage.migrate(loggingProgress(migrations, log));
+    const applied = await storage.migrate(loggingProgress(migrations, log), {
+      onWait: () => log.info('waiting for the migrations another process is applying'),
+    });
     if (!closed) outbox.start();
     if (!closed) countFolding ??= startCountFolding(storage.knex, log);
     return applied;
@@ -303,7 +314,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   let closed = false;
   let countFolding: { stop(): Promise<void> } | undefined;
   if (options.migrate !== false) await migrate();
-  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed }));
+  const ready = readinessHandler(readinessCheck({ storage, migrationNames: () => migrations.map((m) => m.name), shuttingDown: () => closed, details: assembly.readinessDetails }));
 
   const servers: DrainableServer[] = [];
   return {
@@ -362,7 +373,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
       if (closed) return;
       closed = true;
       const deadline = Date.now() + (options.drainTimeoutMs ?? 10_000);
-      await Promise.all(servers.map((server) => server.drain(deadline - Date.now())));
+      await Promise.all(servers.map((server) => server.drain(deadline - Date.now(), options.drainGraceMs ?? 0)));
       // Also in a host's app, and for requests whose clients left: their writes finish before the database closes.
       if (!(await running.settled(deadline))) log.warn('operations still running when the drain timeout passed; closing the database under them');
       await outbox.stop();

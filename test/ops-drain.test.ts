@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRegistry, type Logger } from '../src/index.js';
+import { waitingConnections } from '../src/ops/accept-queue.js';
 import { drainableServer, startListening, type DrainableServer } from '../src/ops/shutdown.js';
 import { zaakInput } from '../src/testing/index.js';
 import { TLS } from '../plugins/oauth/test-flow.js';
@@ -38,6 +40,24 @@ async function answeredOnRawConnection(): Promise<{ drainable: DrainableServer; 
   while (!received.includes('quick')) await sleep(10);
   return { drainable, socket, received: () => received };
 }
+
+/**
+ * `node -e RAW_CLIENTS <port> <n>`: n connections to 127.0.0.1:port, a GET on each; prints what each
+ * received until the server closed it (JSON list), or the error of a reset.
+ */
+const RAW_CLIENTS = `
+const net = require('node:net');
+const [port, n] = process.argv.slice(1).map(Number);
+Promise.all(Array.from({ length: n }, () => new Promise((resolve) => {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', (error) => resolve(error.code));
+  socket.on('end', () => resolve(received));
+  socket.write('GET /quick HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
+}))).then((all) => process.stdout.write(JSON.stringify(all)));
+`;
 
 function get(agent: Agent, url: string): Promise<{ res: IncomingMessage; body: string; socket: Socket }> {
   return new Promise((resolve, reject) => {
@@ -136,6 +156,39 @@ describe('draining the HTTP server on shutdown', () => {
     await Promise.all([drained, once(socket, 'close')]);
     assert.equal(received().match(/HTTP\/1\.1 200/g)?.length, 2, received());
     assert.match(received(), /connection: close/i);
+  });
+
+  it('serves a new connection during the grace, with Connection: close', async () => {
+    const { drainable, base } = await heldServer();
+    const drained = drainable.drain(10_000, 2_000);
+    const { res, body } = await get(new Agent(), `${base}/quick`);
+    assert.equal(body, 'quick');
+    assert.equal(res.headers.connection, 'close');
+    await drained;
+  });
+
+  it('after the grace, answers connections the kernel had accepted 503 with Retry-After before it closes the listener: none is reset', async () => {
+    const { drainable, base } = await heldServer();
+    const port = Number(new URL(base).port);
+    // Another process connects five times and sends a request on each, while this one is too busy to
+    // take them: they wait in the kernel's accept queue when the drain starts.
+    const clients = spawn(process.execPath, ['-e', RAW_CLIENTS, String(port), '5'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    clients.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    for (const busyUntil = Date.now() + 30_000; waitingConnections(drainable.server) !== 5 && Date.now() < busyUntil; );
+    assert.equal(waitingConnections(drainable.server), 5);
+    const drained = drainable.drain(10_000);
+    await once(clients, 'exit');
+    const received = JSON.parse(output) as string[];
+    assert.equal(received.length, 5);
+    for (const text of received) {
+      assert.match(text, /^HTTP\/1\.1 503 /, text);
+      assert.match(text, /retry-after: 1/i);
+      assert.match(text, /connection: close/i);
+      assert.match(text, /"code":"unavailable"/);
+    }
+    await drained;
+    await assert.rejects(get(new Agent(), `${base}/quick`), { code: 'ECONNREFUSED' });
   });
 
   it('over HTTPS, also closes a connection still in its TLS handshake when the drain timeout passes', async function () {

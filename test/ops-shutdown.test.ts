@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { demoZaaktype } from '../src/demo.js';
@@ -32,6 +33,28 @@ function call(agent: Agent, url: string, method: string, body?: unknown): Promis
       res.on('error', reject);
     });
     req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** One CPU-bound process per core until `stop`: the machine is busy, as a loaded production host is. */
+function busyMachine(): { stop(): void } {
+  const burners: ChildProcess[] = Array.from({ length: availableParallelism() }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  return { stop: () => burners.forEach((burner) => burner.kill('SIGKILL')) };
+}
+
+/** How a request on a fresh connection ended: answered, or the error's code (ECONNREFUSED: refused before connecting). */
+function freshCall(url: string, method: string, body?: unknown): Promise<{ status: number; body: string; closing: boolean; retryAfter?: string } | { error: string }> {
+  return new Promise((resolve) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(url, { agent: false, method, headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(res.complete ? { status: res.statusCode!, body: text, closing: res.headers.connection === 'close', retryAfter: res.headers['retry-after'] } : { error: 'incomplete response' }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     req.end(payload);
   });
 }
@@ -109,6 +132,58 @@ for (const backend of BACKENDS) {
         }
       } finally {
         agent.destroy();
+        if (server.exitCode === null) server.kill('SIGKILL');
+        await db.drop();
+      }
+    });
+  });
+
+  describe(`zero-loss shutdown on fresh connections (${backend.name})`, () => {
+    it(`answers or refuses before connecting each of ${CONCURRENT} requests on new connections when SIGTERM comes 40 ms after them, on a busy machine: no reset`, async function () {
+      this.timeout(600_000);
+      const db = await database(backend.name);
+      // The process takes one waiting connection per turn of its event loop, and on this starved
+      // machine a turn takes long: a drain timeout that covers answering them all.
+      const config = path.join(await mkdtemp(path.join(tmpdir(), 'zaakregister-drain-')), 'config.json');
+      await writeFile(config, JSON.stringify({ drainTimeoutMs: 120_000 }));
+      const server = spawnTs('src/cli.ts', ['serve', '--config', config, '--database', db.arg, '--development', '--port', '0']);
+      let busy: { stop(): void } | undefined;
+      try {
+        const [, served] = await waitForOutput(server, /serving (http:\/\/[^\s"]+)/);
+        const zaaktype = demoZaaktype('meldingOpenbareRuimte', served);
+        // The address, not `localhost`: connections are opened at once, not after a lookup each.
+        const base = served.replace('//localhost:', '//127.0.0.1:');
+        busy = busyMachine();
+        // Three reads to a write, each on a connection of its own.
+        const outcomes = Promise.all(
+          Array.from({ length: CONCURRENT }, (_, n) =>
+            n % 4 === 3 ? freshCall(`${base}/zaken`, 'POST', { ...ZAAK, zaaktype, omschrijving: `fresh ${n}` }) : freshCall(`${base}/zaken`, 'GET'),
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        server.kill('SIGTERM');
+        const results = await outcomes;
+        busy.stop();
+        const errors = results.flatMap((r) => ('error' in r ? [r.error] : []));
+        const lost = errors.filter((code) => code !== 'ECONNREFUSED');
+        assert.equal(lost.length, 0, `${lost.length} of ${CONCURRENT} lost after connecting: ${[...new Set(lost)].join(', ')}`);
+        const answers = results.flatMap((r) => ('status' in r ? [r] : []));
+        assert.ok(answers.length > 0, 'requests reached the server before SIGTERM');
+        for (const answer of answers) {
+          if (answer.status === 503) assert.ok(answer.retryAfter && answer.closing, 'a 503 says when to retry and closes');
+          else assert.ok(answer.status === 200 || answer.status === 201, `${answer.status} ${answer.body}`);
+        }
+        assert.equal(await exitCode(server), 0, server.output());
+        const created = answers.filter((a) => a.status === 201).map((a) => (JSON.parse(a.body) as { uuid: string }).uuid);
+        const storage = await openStorage(db.arg);
+        try {
+          const stored = (await storage.knex('zaak').whereIn('uuid', created).pluck('uuid')) as string[];
+          assert.equal(stored.length, created.length);
+        } finally {
+          await storage.close();
+        }
+      } finally {
+        busy?.stop();
         if (server.exitCode === null) server.kill('SIGKILL');
         await db.drop();
       }

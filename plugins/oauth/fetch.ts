@@ -1,11 +1,44 @@
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
 
-/** How the plugin reaches an authorization server: trusted CAs (PEM) besides Node's, a timeout, a size cap. */
+/** How the plugin reaches an authorization server: an agent that trusts extra CAs besides Node's, a timeout, a size cap. */
 export interface AuthorizationServerFetch {
-  ca?: string | Buffer;
+  agent?: HttpsAgent;
   timeoutMs: number;
   maxBytes: number;
+}
+
+/**
+ * An HTTPS agent that trusts Node's default CAs (its bundled roots, and `NODE_EXTRA_CA_CERTS`) and
+ * the certificates of `ca` (PEM) besides: a `ca` option alone would replace the default store.
+ * Where Node lists its default store (`tls.getCACertificates`, Node 22.15+) that list is extended;
+ * else the default context is added to, with `NODE_EXTRA_CA_CERTS` again (`tls.rootCertificates`
+ * and the store a context copies to add a CA both lack it).
+ */
+export function trustingAgent(ca: string | Buffer): HttpsAgent {
+  const given = pemCertificates(String(ca));
+  if (!given.length) throw new Error('oauth: fetch.ca holds no PEM certificate');
+  const listDefault = (tls as { getCACertificates?: (type: 'default') => string[] }).getCACertificates;
+  if (listDefault) return new HttpsAgent({ secureContext: tls.createSecureContext({ ca: [...listDefault('default'), ...given] }) });
+  const secureContext = tls.createSecureContext();
+  const context = secureContext.context as { addCACert(pem: string): void };
+  for (const certificate of [...extraCaCertificates(), ...given]) context.addCACert(certificate);
+  return new HttpsAgent({ secureContext });
+}
+
+const pemCertificates = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[^]+?-----END CERTIFICATE-----/g) ?? [];
+
+/** The certificates of `NODE_EXTRA_CA_CERTS`, as Node read them at start (a file it cannot read, Node only warns of). */
+function extraCaCertificates(): string[] {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return [];
+  try {
+    return pemCertificates(readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 /** A form POST (introspection); without it, a GET. */
@@ -33,7 +66,7 @@ export function fetchResponse(url: string, settings: AuthorizationServerFetch, s
         method: post ? 'POST' : 'GET',
         headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
         signal,
-        ...(settings.ca && target.protocol === 'https:' ? { ca: settings.ca } : {}),
+        ...(settings.agent && target.protocol === 'https:' ? { agent: settings.agent } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

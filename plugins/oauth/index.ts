@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Applicatie, Logger, OpenApiFragment, Operation, Plugin, Principal, RequestContext } from '../../src/plugin-api.js';
 import { checkOptions, ProblemError, TtlCache } from '../../src/plugin-api.js';
-import { fetchJson, fetchResponse, type AuthorizationServerFetch } from './fetch.js';
+import { fetchJson, fetchResponse, trustingAgent, type AuthorizationServerFetch } from './fetch.js';
 import { oauthOptionsSchema, type OauthOptions } from './options.js';
 import { checkCertificateBinding, checkDpopProof, clientCertificate, databaseProofMemory, PROOF_MIGRATION, ProofError, type ProofMemory } from './proof.js';
 
@@ -12,6 +12,8 @@ export { oauthOptionsSchema, type OauthOptions };
 const ZGW_ALGORITHM = 'HS256';
 const SECURITY_SCHEME = 'oauth2';
 const RETRY_DISCOVERY_MS = 10_000;
+/** Introspection `token_type`s of an access token (RFC 6750 `Bearer`, RFC 9449 `DPoP`, the OAuth token type hint). */
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'dpop', 'access_token']);
 const KEYS_UNAVAILABLE = 'De sleutels van de autorisatieserver konden niet worden opgehaald; probeer het later opnieuw.';
 
 interface Issuer {
@@ -56,7 +58,10 @@ export function oauth(options: OauthOptions): Plugin {
   const leeway = options.leewaySeconds ?? 30;
   const userClaims = { id: 'sub', representation: 'name', ...options.userClaims };
   const dpop = { algorithms: options.dpop?.algorithms ?? ['PS256', 'ES256'], windowSeconds: options.dpop?.windowSeconds ?? 60, leewaySeconds: leeway };
-  const fetchSettings: AuthorizationServerFetch = { ca: options.fetch?.ca, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
+  const fetchSettings: AuthorizationServerFetch = { agent: options.fetch?.ca ? trustingAgent(options.fetch.ca) : undefined, timeoutMs: options.fetch?.timeoutMs ?? 5000, maxBytes: 1 << 20 };
+  /** Issuers whose metadata could not be fetched, with why: reported in `/readyz` until it can. */
+  const unreachable = new Map<string, string>();
+  let closed = false;
   let rememberProof: ProofMemory;
   const introspected = new TtlCache<JWTPayload>(10_000, 0);
   let assertionKey: Promise<CryptoKey | Uint8Array> | undefined;
@@ -88,7 +93,19 @@ export function oauth(options: OauthOptions): Plugin {
           [customFetch]: (url: string, init: { signal?: AbortSignal }) => fetchResponse(url, fetchSettings, init.signal),
         }),
       }));
-      loading.catch(() => setTimeout(() => issuers.delete(iss), RETRY_DISCOVERY_MS).unref());
+      loading.then(
+        () => {
+          if (unreachable.delete(iss)) log?.info('oauth: the metadata of an issuer that could not be reached is fetched now', { issuer: iss });
+        },
+        (error: unknown) => {
+          unreachable.set(iss, (error as Error).message);
+          // Asked again after a while, also without requests, so that readiness tells when it is back.
+          setTimeout(() => {
+            issuers.delete(iss);
+            if (!closed) issuer(iss).catch(() => undefined);
+          }, RETRY_DISCOVERY_MS).unref();
+        },
+      );
       issuers.set(iss, loading);
     }
     return loading;
@@ -188,6 +205,10 @@ export function oauth(options: OauthOptions): Plugin {
     }
     const claims = answer as JWTPayload;
     if (answer.active !== true) throw invalidToken('Het access token is niet (meer) geldig.', 'inactive');
+    // RFC 7662 makes token_type optional; when given it must name an access token, never a refresh or ID token.
+    if (answer.token_type !== undefined && !ACCESS_TOKEN_TYPES.has(String(answer.token_type).toLowerCase())) {
+      throw invalidToken('Het token is geen access token.', `token_type ${String(answer.token_type)}`);
+    }
     if (claims.iss !== undefined && claims.iss !== introspection.issuer) throw invalidToken(`De uitgever (iss) van het token wordt hier niet vertrouwd.`, 'untrusted issuer');
     const audiences = [claims.aud ?? []].flat();
     if (!audiences.includes(options.audience)) throw invalidToken(`Het access token is niet voor deze registratie (aud moet ${options.audience} bevatten).`, 'audience');
@@ -293,10 +314,20 @@ export function oauth(options: OauthOptions): Plugin {
       api.defineProblem('invalid-token', 401, 'Het access token is ongeldig.');
       api.defineProblem('insufficient-scope', 403, 'Het access token heeft niet de benodigde scope.');
       api.defineProblem('authorization-server-unavailable', 503, 'De autorisatieserver is niet bereikbaar.');
+      api.addReadinessDetail(() =>
+        unreachable.size
+          ? [...unreachable].map(([iss, reason]) => `metadata of issuer ${iss} not fetched (${reason}): its tokens are answered 503 until it is`).join('; ')
+          : undefined,
+      );
       const operations = api.operations();
       if (!options.scopes) table = identityTable(operations);
       const flow = options.documentedFlow ?? (await documentedFlow(options.issuers[0]));
       api.addOpenApi(securityFragment(table, flow, operations));
+      // Every issuer's metadata now, so that one that cannot be reached shows in readiness at once.
+      for (const iss of options.issuers.slice(1)) issuer(iss).catch(() => undefined);
+    },
+    close() {
+      closed = true;
     },
     // With introspection, every token that is not a JOSE object is the issuer's to judge: before the
     // ZGW JWT authenticator, which would refuse it as an undecodable JWT (`jwt-decode-error`).
@@ -308,9 +339,19 @@ export function oauth(options: OauthOptions): Plugin {
     },
   };
 
+  /**
+   * The flow the OpenAPI document names, from the first issuer's metadata. An issuer that cannot be
+   * reached does not stop the registry from starting: the document then names the issuer itself
+   * (`documentedFlow` avoids that), and its tokens are answered 503 until its metadata is fetched.
+   */
   async function documentedFlow(iss: string): Promise<{ authorizationUrl: string; tokenUrl: string }> {
-    const { metadata } = await issuer(iss);
-    return { authorizationUrl: String(metadata.authorization_endpoint), tokenUrl: String(metadata.token_endpoint) };
+    try {
+      const { metadata } = await issuer(iss);
+      return { authorizationUrl: String(metadata.authorization_endpoint), tokenUrl: String(metadata.token_endpoint) };
+    } catch (error) {
+      log?.warn(`oauth: the metadata of issuer ${iss} cannot be fetched at start-up (${(error as Error).message}); its tokens are answered 503 until it can, and the OpenAPI document names the issuer as its endpoints (set documentedFlow to name them)`, { issuer: iss });
+      return { authorizationUrl: iss, tokenUrl: iss };
+    }
   }
 }
 

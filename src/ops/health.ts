@@ -12,12 +12,16 @@ export interface ReadinessOptions {
   migrationNames: () => readonly string[];
   /** True from the moment shutdown begins. */
   shuttingDown: () => boolean;
+  /** Per plugin: what is degraded, reported without changing the status. */
+  details?: ReadonlyMap<string, () => string | undefined>;
 }
 
 /** Each check's result: `ok`, or why it fails. */
 export interface ReadinessReport {
   status: 'ready' | 'unavailable';
   checks: { shutdown: string; database: string; migrations: string };
+  /** What plugins report degraded (by plugin name), when any is. */
+  details?: Record<string, string>;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -53,7 +57,11 @@ export function readinessCheck(options: ReadinessOptions): () => Promise<Readine
       else checks.database = `unreachable: ${(error as Error).message}`;
     }
     const ready = Object.values(checks).every((check) => check === 'ok');
-    return { status: ready ? 'ready' : 'unavailable', checks };
+    const details = Object.fromEntries([...(options.details ?? [])].flatMap(([plugin, detail]) => {
+      const line = detail();
+      return line === undefined ? [] : [[plugin, line]];
+    }));
+    return { status: ready ? 'ready' : 'unavailable', checks, ...(Object.keys(details).length ? { details } : {}) };
   };
 }
 

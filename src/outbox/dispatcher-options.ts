@@ -16,7 +16,7 @@ export interface DispatcherOptions {
   /** Backoff: base · 2^(attempt−1), capped, with jitter (defaults 1 s and 10 min). */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** How long a claim holds before another instance may take the delivery over (default 3 × timeout, at least 30 s). */
+  /** How long a claim holds before another instance may take the delivery over (default 3 × timeout, at least 30 s); renewed every third of it while the delivery runs. */
   leaseMs?: number;
 }
 

@@ -45,6 +45,10 @@ export class Dispatcher {
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
   private readonly releasing = new Set<Promise<void>>();
+  /** Started and not yet recorded (in flight, or delivered and being deleted): their leases are renewed. */
+  private readonly leased = new Map<number, ClaimedEntry>();
+  private renewal: NodeJS.Timeout | undefined;
+  private renewing = false;
   private readonly stats = { delivered: 0, failedAttempts: 0, gaveUp: 0 };
   private readonly options: Required<Omit<DispatcherOptions, 'dispatch'>>;
   private timer: NodeJS.Timeout | undefined;
@@ -78,7 +82,29 @@ export class Dispatcher {
   start(): void {
     if (this.started || !this.handlers.size) return;
     this.started = true;
+    // A third of the lease: two renewals may fail or come late before another dispatcher may claim.
+    this.renewal = setInterval(() => void this.renewLeases(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
+    this.renewal.unref();
     this.wake();
+  }
+
+  /** Extends the leases of the deliveries started; one whose claim another dispatcher took is interrupted. */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing || !this.leased.size) return;
+    this.renewing = true;
+    const entries = [...this.leased.values()];
+    try {
+      const kept = await this.store.renew(entries, this.options.leaseMs);
+      for (const entry of entries) {
+        if (kept.has(entry.id) || !this.leased.has(entry.id)) continue;
+        this.log.warn(`outbox: the lease of delivery ${entry.id} (${entry.kind} to ${entry.target}) ran out before it was renewed; another instance may deliver it`, { id: entry.id });
+        this.inFlight.get(entry.id)?.abort.abort(new Error('lease lost'));
+      }
+    } catch (error) {
+      this.log.error('outbox: renewing the leases of deliveries in flight failed', { error: String(error) });
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /** Look for due deliveries now (coalesced with a look in progress). */
@@ -155,6 +181,7 @@ export class Dispatcher {
     }
     // What was delivered is recorded before the storage closes: else it would be delivered again.
     await Promise.all(this.recording.values());
+    clearInterval(this.renewal);
   }
 
   /** Looks again after `ms`: a poll, or a short linger (which replaces a pending poll, never the reverse). */
@@ -266,8 +293,10 @@ export class Dispatcher {
   private begin(entry: ClaimedEntry): void {
     const abort = new AbortController();
     this.running.set(entry.target, (this.running.get(entry.target) ?? 0) + 1);
+    this.leased.set(entry.id, entry);
     const finished = (delivered: boolean) => {
       this.inFlight.delete(entry.id);
+      if (!delivered) this.leased.delete(entry.id);
       const left = (this.running.get(entry.target) ?? 1) - 1;
       if (left > 0) this.running.set(entry.target, left);
       else this.running.delete(entry.target);
@@ -294,6 +323,7 @@ export class Dispatcher {
       )
       .finally(() => {
         this.recording.delete(entry.id);
+        this.leased.delete(entry.id);
         // A claim that found no room may take one now; the next delivery with its key is due now that this row is gone.
         if (this.outOfRoom) this.wake();
         else if (entry.key !== null) this.mayBeDue([entry.target]);

@@ -198,6 +198,23 @@ export function outboxStore(knex: Knex) {
       return (rows as { status: 'pending' | 'failed' }[])[0]?.status ?? 'pending';
     },
 
+    /**
+     * Extends the leases of deliveries this dispatcher still runs or records, by (id, claim), for
+     * `leaseMs` from now: a delivery slower than its lease is not claimed by another dispatcher
+     * meanwhile. Answers the ids whose claim is still theirs.
+     */
+    async renew(entries: ClaimedEntry[], leaseMs: number): Promise<Set<number>> {
+      if (!entries.length) return new Set();
+      const { rows } = await knex.raw(
+        `with ${ASYNC_COMMIT}
+         update ${TABLE} o set leased_until = now() + ? * interval '1 millisecond'
+           from unnest(?::bigint[], ?::uuid[]) as held(id, claim), async_commit
+          where o.id = held.id and o.claim = held.claim returning o.id`,
+        [leaseMs, entries.map((e) => e.id), entries.map((e) => e.claim)],
+      );
+      return new Set((rows as { id: string | number }[]).map((row) => Number(row.id)));
+    },
+
     /** Not attempted after all (shutdown, a claim held too long to start): due again at once, the attempt not counted. */
     async release(entries: ClaimedEntry[]): Promise<void> {
       if (!entries.length) return;

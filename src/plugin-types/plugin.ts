@@ -40,6 +40,12 @@ export interface SetupApi {
   /** The operations registered so far (the core's and earlier plugins'). */
   operations(): readonly Operation[];
   /**
+   * A line for `/readyz` under `details.<plugin name>`: what is degraded (a remote service not yet
+   * reached, say), or undefined when all is well. Informs operators; readiness stays as the
+   * registry's own checks decide, so one degraded dependency does not take every instance out.
+   */
+  addReadinessDetail(detail: () => string | undefined): void;
+  /**
    * A Prometheus counter in the registry's metrics (`GET /metrics`), by convention named
    * `zaakregister_<plugin>_…_total`. Its labels must be bounded (configured names, fixed sets), never ids
    * or URLs. A name the registry has already is refused.

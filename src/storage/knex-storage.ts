@@ -10,13 +10,15 @@ export function knexStorage(options: {
   description: string;
   knex: Knex;
   onClose?: () => Promise<void>;
+  /** Holds off other processes while the migrations run (PostgreSQL); PGlite has one process. */
+  exclusively?: <T>(work: () => Promise<T>, onWait?: () => void) => Promise<T>;
 }): Storage {
   const { knex } = options;
   return {
     kind: options.kind,
     description: options.description,
     knex,
-    async migrate(migrations) {
+    async migrate(migrations, progress) {
       const byName = new Map(migrations.map((m) => [m.name, m]));
       const source: Knex.MigrationSource<Migration> = {
         getMigrations: async () => [...migrations],
@@ -26,13 +28,18 @@ export function knexStorage(options: {
           return { up: (k: Knex) => migration.up(k), down: (k: Knex) => (migration.down ? migration.down(k) : Promise.resolve()) };
         },
       };
-      const [, applied] = (await knex.migrate.latest({
-        migrationSource: source,
-        tableName: MIGRATIONS_TABLE,
-        // A plugin that was removed leaves its rows behind; that is not corruption.
-        disableMigrationsListValidation: true,
-      })) as [number, string[]];
-      return applied;
+      // knex creates its tables before it takes its own lock (and fails rather than waits when
+      // another process holds that one): everything runs under the storage's lock.
+      const latest = async () => {
+        const [, applied] = (await knex.migrate.latest({
+          migrationSource: source,
+          tableName: MIGRATIONS_TABLE,
+          // A plugin that was removed leaves its rows behind; that is not corruption.
+          disableMigrationsListValidation: true,
+        })) as [number, string[]];
+        return applied;
+      };
+      return options.exclusively ? options.exclusively(latest, progress?.onWait) : latest();
     },
     transaction: (work) => knex.transaction(work),
     async close() {

@@ -5,6 +5,7 @@ import { batchStatements, type PgConnection } from './statement-batching.js';
 import type { JsonSchema } from '../operation.js';
 import { checkOptions } from '../options.js';
 import { databaseStringProblem } from './database-string.js';
+import { withMigrationLock } from './migration-lock.js';
 import type { Storage } from './types.js';
 
 export interface PostgresOptions {
@@ -64,7 +65,7 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
     await knex.destroy();
     throw new DatabaseConnectionError(describe(options.connection), connectionFailure(error, options.connection), error);
   }
-  return knexStorage({ kind: 'postgres', description: describe(options.connection), knex });
+  return knexStorage({ kind: 'postgres', description: describe(options.connection), knex, exclusively: (work, onWait) => withMigrationLock(knex, work, onWait) });
 }
 
 function ignore(): void {}

@@ -18,8 +18,12 @@ export interface Storage {
   /** Human-readable location (data directory, `memory`, or the server without its password). */
   readonly description: string;
   readonly knex: Knex;
-  /** Applies the migrations that have not run yet. */
-  migrate(migrations: readonly Migration[]): Promise<string[]>;
+  /**
+   * Applies the migrations that have not run yet. On PostgreSQL, processes that migrate at once
+   * take turns (an advisory lock): each waits, then finds the others' migrations applied.
+   * `progress.onWait` is called when this one waits for another.
+   */
+  migrate(migrations: readonly Migration[], progress?: { onWait?: () => void }): Promise<string[]>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Knex.Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;

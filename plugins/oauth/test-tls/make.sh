@@ -14,3 +14,10 @@ for name in client-a client-b; do
   openssl x509 -req -in "$name.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out "$name.pem" -days 36500 -extfile client.ext
 done
 rm -f ./*.csr ./*.ext ca.srl
+# A second, unrelated CA and a server certificate of it: an issuer trusted through NODE_EXTRA_CA_CERTS
+# beside one trusted through fetch.caFile.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-ca-key.pem -out other-ca.pem -days 36500 -subj "/CN=zaakregister other test CA"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-server-key.pem -out other-server.csr -subj "/CN=other-server"
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > server.ext
+openssl x509 -req -in other-server.csr -CA other-ca.pem -CAkey other-ca-key.pem -CAcreateserial -out other-server.pem -days 36500 -extfile server.ext
+rm -f ./*.csr ./*.ext other-ca.srl
