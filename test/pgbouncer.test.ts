@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { postgresStorage } from '../src/index.js';
 import { POSTGRES_URL } from './helpers/backends.js';
 import { pgbouncerAvailability, startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
 import { TYPES, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
+import { spawnTs } from './helpers/spawn.js';
 
 /**
  * The registry behind a real PgBouncer in transaction pooling mode, with two server connections for
@@ -60,6 +64,20 @@ if ('error' in availability && !availability.fail) {
       assert.ok(list.body.results.every((zaak: { toelichting: string; status: string | null }) => zaak.toelichting === 'bijgewerkt' && zaak.status), 'every zaak updated and with its status');
       const statussen = await api.request('/statussen');
       assert.equal(statussen.body.count, 24);
+    });
+
+    it('the CLI takes the option from "database" as an object: migrate runs through the pooler', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'zaakregister-pgbouncer-config-'));
+      try {
+        const file = path.join(dir, 'config.json');
+        writeFileSync(file, JSON.stringify({ database: { primary: bouncer.url(database), preparedStatements: false } }));
+        const child = spawnTs('src/cli.ts', ['migrate', '--config', file], { DATABASE_URL: '' });
+        const code = await new Promise((resolve) => child.once('exit', resolve));
+        assert.equal(code, 0, child.output());
+        assert.match(child.output(), /database is up to date/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('runs every statement unnamed: no prepared statement is left on the server connections', async () => {
