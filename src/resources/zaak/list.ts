@@ -67,8 +67,13 @@ function mergedPageIds(db: Knex, authorized: Map<string, number>, page: Page): K
   // Integers literal, as in `limitToPage`: only the zaaktypen are bound.
   const literal = page.size === PAGE_SIZE;
   const walkLimit = literal && literalOffset(page) ? String(page.offset + page.size) : '?';
-  const walks = Array.from(authorized.values(), (rank) => `(select id from zaak where zaaktype = ? and vertrouwelijkheid_rank <= ${rankLiteral(rank)} order by id limit ${walkLimit})`);
-  const bindings = [...authorized.keys()].flatMap((zaaktype) => (walkLimit === '?' ? [zaaktype, page.offset + page.size] : [zaaktype]));
+  // A zaaktype none of whose zaken the application may read (its zaken all more confidential) is not
+  // walked: the counter rows say so first, where the walk would pass every zaak of the type to find none.
+  const walks = Array.from(authorized.values(), (rank) => {
+    const level = rankLiteral(rank);
+    return `(select id from zaak where zaaktype = ? and vertrouwelijkheid_rank <= ${level} and (select coalesce(sum(n), 0) from zaak_count where zaaktype = ? and vertrouwelijkheid_rank <= ${level}) > 0 order by id limit ${walkLimit})`;
+  });
+  const bindings = [...authorized.keys()].flatMap((zaaktype) => (walkLimit === '?' ? [zaaktype, zaaktype, page.offset + page.size] : [zaaktype, zaaktype]));
   return limitToPage(db.select('id').from(db.raw(`(${walks.join(' union all ')}) as authorized`, bindings)).orderBy('id'), page, literal);
 }
 
