@@ -6,14 +6,14 @@ import type { AuthOptions } from './auth/index.js';
 import { staticAuthorizations } from './auth/static-source.js';
 import type { AuthorizationSource } from './auth/types.js';
 import { staticCatalog } from './catalog/static-catalog.js';
-import { checkConfig, configWarnings, DEFAULT_DATABASE, DEFAULT_PORT, readConfig, type CliConfig } from './config.js';
+import { checkConfig, configWarnings, databaseLocation, DEFAULT_DATABASE, DEFAULT_PORT, locateDatabase, readConfig, type CliConfig } from './config.js';
 import { databaseProblem } from './storage/describe-error.js';
 import { demoCatalog, demoCatalogRouter } from './demo.js';
 import { consoleLogger, type Logger } from './log.js';
 import { createRegistry, type Registry } from './registry.js';
 import { configuredPlugins } from './presets.js';
 import { remoteClient } from './remote/fetch.js';
-import { openStorage } from './storage/index.js';
+import { openStorage, postgresStorage, type Storage } from './storage/index.js';
 import { createOutbox } from './outbox/index.js';
 import { listeningOn, listenHost } from './ops/listen-address.js';
 import { TOKEN_HELP, tokenCommand } from './cli/token.js';
@@ -138,7 +138,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
   const source = authorizationSource(config);
   return createRegistry({
     baseUrl: config.baseUrl,
-    storage: config.database ?? DEFAULT_DATABASE,
+    storage: (await configuredServer(config)) ?? databaseLocation(config),
     catalog,
     remote: { allowedHosts: config.allowedHosts ?? [], ...config.remote },
     authorization: purpose === 'serve' ? authorization(config, source) : undefined,
@@ -194,9 +194,15 @@ function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
   });
 }
 
+/** `"database"` given as an object: its PostgreSQL server, opened with its options; else undefined (the string is opened as it is). */
+async function configuredServer(config: CliConfig): Promise<Storage | undefined> {
+  if (typeof config.database !== 'object') return undefined;
+  return postgresStorage({ connection: config.database.primary, preparedStatements: config.database.preparedStatements });
+}
+
 /** The outbox's dispatcher alone, with the probes and metrics an orchestrator asks for. */
 async function deliver(config: CliConfig, log: Logger): Promise<number> {
-  if (config.database === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
+  if (databaseLocation(config) === 'memory') throw new UsageError('deliver', 'deliver works on the database registries write to (a PostgreSQL URL or a PGlite directory), not on memory');
   const registry = await buildRegistry(config, log, () => 'http://localhost', 'deliver');
   const port = config.port ?? DEFAULT_PORT;
   const server = await listenOrClose(registry, port, listenHost(config.host, !!config.development), { metricsPort: config.metricsPort, api: false });
@@ -224,7 +230,7 @@ async function outboxCommand(config: CliConfig, args: string[], flags: { status?
   if (flags.status !== undefined && flags.status !== 'pending' && flags.status !== 'failed') throw new UsageError('outbox', '--status is pending or failed');
   if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) throw new UsageError('outbox', '--limit is a number');
   if (ids.some((id) => !/^\d+$/.test(id))) throw new UsageError('outbox', 'outbox retry takes delivery ids (numbers)');
-  const storage = await openStorage(config.database ?? DEFAULT_DATABASE);
+  const storage = (await configuredServer(config)) ?? (await openStorage(databaseLocation(config)));
   try {
     const { outbox } = createOutbox(storage.knex, new Map(), consoleLogger('silent'), { dispatch: false });
     if (action === 'retry') {
@@ -257,7 +263,7 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 function configuration(values: ReturnType<typeof parseCommandLine>['values'], serving: boolean): CliConfig {
   const config = readConfig(values.config);
   if (values.port !== undefined) config.port = /^\d+$/.test(values.port) ? Number(values.port) : (values.port as never);
-  if (values.database !== undefined) config.database = values.database;
+  if (values.database !== undefined) locateDatabase(config, values.database);
   if (values.host !== undefined) config.host = values.host;
   if (values['metrics-port'] !== undefined) config.metricsPort = /^\d+$/.test(values['metrics-port']) ? Number(values['metrics-port']) : (values['metrics-port'] as never);
   if (values.development) config.development = true;
@@ -298,7 +304,7 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const warning of warnings) log.warn(warning);
   try {
-    announceFreshDatabase(config.database ?? DEFAULT_DATABASE, log);
+    announceFreshDatabase(databaseLocation(config), log);
     if (command === 'serve') return await serve(config, log);
     if (command === 'deliver') return await deliver(config, log);
     if (command === 'migrate') return await migrate(config, log);

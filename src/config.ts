@@ -19,7 +19,8 @@ export interface CliConfig {
   /** Serve HTTPS: PEM files of the certificate, its key and (mutual TLS) the client CAs. */
   tls?: { cert: string; key: string; clientCa?: string };
   baseUrl?: string;
-  database?: string;
+  /** A string (`memory`, a directory, a postgres:// URL), or a PostgreSQL server with its options. */
+  database?: string | PostgresDatabaseSettings;
   development?: boolean;
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   allowedHosts?: string[];
@@ -49,7 +50,23 @@ export interface CliConfig {
   outbox?: DispatcherOptions;
 }
 
+/** `"database"` as an object: the PostgreSQL server and how to talk to it. */
+export interface PostgresDatabaseSettings {
+  /** The postgres:// URL of the server that takes writes. */
+  primary: string;
+  /** false behind PgBouncer in transaction mode without `max_prepared_statements` (see `postgresStorage`). */
+  preparedStatements?: boolean;
+}
+
 export const DEFAULT_DATABASE = '.zaakregister-data';
+
+/** Where the database is: `"database"`'s string, or its `primary`. */
+export const databaseLocation = (config: CliConfig): string => (typeof config.database === 'object' ? config.database.primary : (config.database ?? DEFAULT_DATABASE));
+
+/** `location` (a flag's or the environment's) in place of the configured one, its options kept. */
+export function locateDatabase(config: CliConfig, location: string): void {
+  config.database = typeof config.database === 'object' && config.database ? { ...config.database, primary: location } : location;
+}
 export const DEFAULT_PORT = 8000;
 
 /** A configuration that cannot be used; the message lists every problem. */
@@ -101,9 +118,10 @@ export function configProblems(config: unknown, { serving = true } = {}): Settin
   const problems = settingsProblems(configSchema, config);
   // The cross-key rules read only values of the right type, so they run on a config the schema refused too.
   if (isRecord(config)) problems.push(...crossFieldProblems(config as CliConfig, serving));
-  const database = isRecord(config) ? config.database : undefined;
+  const given = isRecord(config) ? config.database : undefined;
+  const database = isRecord(given) ? given.primary : given;
   const databaseProblem = typeof database === 'string' && database ? databaseStringProblem(database) : undefined;
-  if (databaseProblem) problems.push({ path: '/database', message: databaseProblem });
+  if (databaseProblem) problems.push({ path: isRecord(given) ? '/database/primary' : '/database', message: databaseProblem });
   problems.push(...configFileProblems(config));
   // The applications are checked by both (the schema and the application rules): report each problem once.
   return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];
@@ -162,7 +180,7 @@ export function readConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
     resolveFiles(config, dir);
   }
   if (env.PORT) config.port = /^\d+$/.test(env.PORT) ? Number(env.PORT) : (env.PORT as never);
-  if (env.DATABASE_URL) config.database = env.DATABASE_URL;
+  if (env.DATABASE_URL) locateDatabase(config, env.DATABASE_URL);
   return config;
 }
 

@@ -22,4 +22,5 @@ export const connectionCounts = values.connections!.split(',').map(Number);
 export const roundCount = Math.max(1, Number(values.rounds));
 export const SERVER = process.env.PG_BENCH_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const log = (line: string) => console.error(line);
-export const only = values.only;
+/** Whether `--only` (texts separated by `|`, any of which a name contains) selects a scenario; without it, every one. */
+export const selected = (name: string) => !values.only || values.only.split('|').some((text) => name.includes(text));

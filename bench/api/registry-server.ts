@@ -3,16 +3,17 @@
  * the benchmark's static catalog. `DATABASE` names the storage; with `NOTIFICATIES_URL` it also
  * publishes notifications there (an outbox row per change, delivered after commit; with
  * `OUTBOX_DISPATCH=false` only enqueued, as by an API instance beside `zaakregister deliver`
- * workers). It prints `ready <port>`.
+ * workers). With `PREPARED_STATEMENTS=false` it prepares no statement (behind PgBouncer in
+ * transaction mode). It prints `ready <port>`.
  */
 import type { AddressInfo } from 'node:net';
-import { consoleLogger, createRegistry, handelingen, notifications, staticAuthorizations, staticCatalog } from '../../src/index.js';
+import { consoleLogger, createRegistry, handelingen, notifications, postgresStorage, staticAuthorizations, staticCatalog } from '../../src/index.js';
 import { APPLICATIONS, CLIENTS, SECRET, benchCatalog } from './world.js';
 
 const notificaties = process.env.NOTIFICATIES_URL;
 
 const registry = await createRegistry({
-  storage: process.env.DATABASE!,
+  storage: process.env.PREPARED_STATEMENTS === 'false' ? await postgresStorage({ connection: process.env.DATABASE!, preparedStatements: false }) : process.env.DATABASE!,
   catalog: staticCatalog(benchCatalog()),
   authorization: { clients: CLIENTS, source: staticAuthorizations(APPLICATIONS), maxAgeSeconds: 24 * 3600 },
   logger: consoleLogger('warn'),

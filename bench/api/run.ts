@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { prepare, reset, sampleZaken } from './databases.js';
 import { measure, type Measurement } from './measure.js';
-import { backend, connectionCounts, duration, log, only, roundCount, sizes, warmup } from './options.js';
+import { backend, connectionCounts, duration, log, roundCount, selected, sizes, warmup } from './options.js';
 import { machine, medians, residentMegabytes, table } from './report.js';
 import { scenarios } from './scenarios.js';
 import { drain, pause, start, stop } from './servers.js';
@@ -48,7 +48,7 @@ for (const size of sizes) {
     // the rate of the same cell later in the run, while the bare servers have one path each.
     for (const scenario of await scenarios(sample, registry.base)) {
       const warmed = { registry, notifying, enqueuing }[scenario.target as 'registry' | 'notifying' | 'enqueuing'];
-      if (!warmed || (scenario.target !== 'registry' && only && !scenario.name.includes(only))) continue;
+      if (!warmed || (scenario.target !== 'registry' && !selected(scenario.name))) continue;
       const warm = () => autocannon({ url: warmed.base, connections: 4, duration: warmup, requests: scenario.requests, headers: scenario.headers });
       await (scenario.target === 'notifying' ? withNotifying(warm) : warm());
     }
@@ -57,7 +57,7 @@ for (const size of sizes) {
       await reset(database);
       const measured: Measurement[] = [];
       for (const scenario of await scenarios(sample, registry.base)) {
-        if (only && !scenario.name.includes(only) && ['registry', 'notifying', 'enqueuing'].includes(scenario.target)) continue;
+        if (!selected(scenario.name) && ['registry', 'notifying', 'enqueuing'].includes(scenario.target)) continue;
         const server = { registry, notifying, enqueuing, baseline, ceiling }[scenario.target];
         if (!server) continue;
         for (const connections of connectionCounts) {

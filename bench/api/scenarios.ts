@@ -2,7 +2,7 @@ import { signZgwJwt } from '../../src/index.js';
 import type { Scenario } from './measure.js';
 import { handelingenScenarios } from './handelingen.js';
 import { duration, warmup } from './options.js';
-import { LIMITED_ZAAKTYPEN, RSIN, SECRET, ZAAKTYPEN, statustypeUrl, zaaktypeUrl } from './world.js';
+import { LIMITED_ZAAKTYPEN, MANY_AUTORISATIES, RSIN, SECRET, ZAAKTYPEN, statustypeUrl, zaaktypeUrl } from './world.js';
 
 /** The ceiling's two ways of sending a page of stored JSON (see `ceiling-server.ts`). */
 const CEILINGS = ['ceiling: page 1-10, pre-rendered JSON (string_agg)', 'ceiling: page 1-10, pre-rendered JSON (rows joined in Node)'];
@@ -18,6 +18,7 @@ const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'conte
 export async function scenarios(sample: { uuid: string; zaaktype: string }[], registryBase: string): Promise<Scenario[]> {
   const alles = { authorization: `Bearer ${await signZgwJwt('bench-alles', SECRET)}` };
   const beperkt = { authorization: `Bearer ${await signZgwJwt('bench-beperkt', SECRET)}` };
+  const many = { 'bench-200': { authorization: `Bearer ${await signZgwJwt('bench-200', SECRET)}` }, 'bench-20': { authorization: `Bearer ${await signZgwJwt('bench-20', SECRET)}` } };
   const api = `${registryBase}/zaken/api/v1`;
   const get = async (path: string, headers: Record<string, string>) => {
     const response = await fetch(api + path, { headers });
@@ -49,6 +50,29 @@ export async function scenarios(sample: { uuid: string; zaaktype: string }[], re
     // Lists are compared with the faster ceiling: the naive baseline (page + count(*)) is long beaten.
     { name: 'GET /zaken pages 1-10 (all zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(all.last), headers: alles },
     { name: 'GET /zaken pages 1-10 (10 zaaktypen)', target: 'registry', baseline: CEILINGS, requests: firstPages(limited.last), headers: beperkt },
+    // Many autorisaties, against the same pages of an application with all of them.
+    ...(['bench-200', 'bench-20'] as const).map((clientId) => ({
+      name: `GET /zaken pages 1-10 (${MANY_AUTORISATIES[clientId].length} autorisaties)`,
+      target: 'registry' as const,
+      baseline: 'GET /zaken pages 1-10 (all zaaktypen)',
+      requests: firstPages(10),
+      headers: many[clientId],
+    })),
+    // A sub-resource list, filtered through its zaak's autorisatie.
+    ...([['all zaaktypen', alles], ['200 autorisaties', many['bench-200']]] as const).map(([who, headers]) => ({
+      name: `GET /statussen pages 1-3 (${who})`,
+      target: 'registry' as const,
+      baseline: who === 'all zaaktypen' ? undefined : 'GET /statussen pages 1-3 (all zaaktypen)',
+      requests: [1, 2, 3].map((page) => ({ method: 'GET' as const, path: `/zaken/api/v1/statussen?page=${page}` })),
+      headers,
+    })),
+    {
+      name: 'POST /zaken/_zoek (200 autorisaties)',
+      target: 'registry',
+      baseline: 'POST /zaken/_zoek zaaktype__in (10)',
+      requests: [{ method: 'POST', path: '/zaken/api/v1/zaken/_zoek', ...json({ zaaktype__in: LIMITED_ZAAKTYPEN }) }],
+      headers: many['bench-200'],
+    },
     {
       // Four levels from every zaak of a page, through its records, back to its zaak and into the
       // catalog (100 zaaktypen a page): compared with the same pages without expand.

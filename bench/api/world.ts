@@ -45,4 +45,22 @@ export const APPLICATIONS: Applicatie[] = [
     })),
   },
 ];
-export const CLIENTS = { 'bench-alles': SECRET, 'bench-beperkt': SECRET };
+/**
+ * Applications with many autorisaties, as municipalities configure them: per zaaktype its highest
+ * confidentiality. 200: every zaaktype of the data up to intern or beperkt openbaar (about half the
+ * zaken), and 100 zaaktypen of another catalogue that no zaak has; 20: a fifth of the zaaktypen up to
+ * zaakvertrouwelijk or openbaar.
+ */
+const OTHER_CATALOGUS = 'http://catalogus.elders/api/v1/zaaktypen';
+const lezen = (zaaktype: string, maxVertrouwelijkheidaanduiding: string) => ({ component: 'zrc', zaaktype, scopes: ['zaken.lezen'], maxVertrouwelijkheidaanduiding });
+export const MANY_AUTORISATIES: Record<'bench-200' | 'bench-20', Applicatie['autorisaties']> = {
+  'bench-200': [
+    ...Array.from({ length: ZAAKTYPEN }, (_, i) => lezen(zaaktypeUrl(i), i % 2 ? 'beperkt_openbaar' : 'intern')),
+    ...Array.from({ length: 100 }, (_, i) => lezen(`${OTHER_CATALOGUS}/${id(i)}`, 'geheim')),
+  ],
+  'bench-20': Array.from({ length: 20 }, (_, k) => lezen(zaaktypeUrl(k * 5 + 1), k % 2 ? 'openbaar' : 'zaakvertrouwelijk')),
+};
+for (const [clientId, autorisaties] of Object.entries(MANY_AUTORISATIES)) {
+  APPLICATIONS.push({ clientIds: [clientId], label: `${autorisaties.length} autorisaties`, heeftAlleAutorisaties: false, autorisaties });
+}
+export const CLIENTS = { 'bench-alles': SECRET, 'bench-beperkt': SECRET, 'bench-200': SECRET, 'bench-20': SECRET };

@@ -12,6 +12,12 @@ export interface PostgresOptions {
   /** A `postgres://` URL or a pg connection object. */
   connection: string | Record<string, unknown>;
   pool?: { min?: number; max?: number };
+  /**
+   * Whether statements the registry runs often are prepared once per connection (named); default
+   * true. `false` behind a pooler that cannot carry them from one transaction to the next:
+   * PgBouncer in transaction mode before 1.21, or with `max_prepared_statements = 0`.
+   */
+  preparedStatements?: boolean;
 }
 
 /** The options' JSON Schema, checked when the storage is opened. */
@@ -29,6 +35,10 @@ export const postgresOptionsSchema: JsonSchema = {
         min: { type: 'integer', minimum: 0, description: 'Connections kept open when idle.' },
         max: { type: 'integer', minimum: 1, description: 'Connections at most.' },
       },
+    },
+    preparedStatements: {
+      type: 'boolean',
+      description: 'Prepare frequent statements once per connection (default true); false behind PgBouncer in transaction mode without max_prepared_statements (before 1.21).',
     },
   },
 };
@@ -52,7 +62,7 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
       max: 10,
       ...options.pool,
       afterCreate(connection: PgConnection, done: (error: Error | null, connection: unknown) => void) {
-        batchStatements(connection);
+        batchStatements(connection, { named: options.preparedStatements !== false });
         done(null, connection);
       },
     },

@@ -105,8 +105,13 @@ function isPlain(config: unknown, callback: unknown): config is QueryConfig {
   return typeof (config as QueryConfig).text === 'string';
 }
 
-/** Holds back `BEGIN` and deferred writes on `connection` (a pg `Client`), as described above. */
-export function batchStatements(connection: PgConnection): void {
+/**
+ * Holds back `BEGIN` and deferred writes on `connection` (a pg `Client`), as described above. With
+ * `named: false` every statement goes unnamed (parsed and planned anew each time): for a pooler that
+ * hands each transaction another server connection and does not carry prepared statements across
+ * (PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`).
+ */
+export function batchStatements(connection: PgConnection, { named: naming = true }: { named?: boolean } = {}): void {
   const send = connection.query.bind(connection) as (config: unknown, callback?: unknown) => unknown;
   let inTransaction = false;
   /** The transaction's `BEGIN` while none of its statements has been sent. */
@@ -221,8 +226,9 @@ export function batchStatements(connection: PgConnection): void {
     });
   };
 
-  connection.query = function query(options: unknown, callback?: unknown): unknown {
-    if (!isPlain(options, callback)) return sendAfterHeld(options, callback);
+  connection.query = function query(given: unknown, callback?: unknown): unknown {
+    if (!isPlain(given, callback)) return sendAfterHeld(given, callback);
+    const options: QueryConfig = naming || (given.name === undefined && !given.prepare) ? given : { ...given, name: undefined, prepare: undefined };
     const named = options.prepare ? preparedName(options.text, options.prepare === 'page' ? 'page' : 'statement') : options.name;
     const config = named === options.name && !renamed.has(named!) ? options : { ...options, name: renamed.get(named!) ?? named };
     const done = callback as Callback;
