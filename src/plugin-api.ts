@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 export type { Plugin, SetupApi, RequestContext, OperationRunner, PartInput, PartAnswer, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion } from './plugin.js';
+export type { MigrationService, ZaakBundle, RewriteRule, LineSource, LineOutcome, ImportOptions, ImportProgress, ImportResult, ReportLine, VerificationReport } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions, AccessLimitOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {

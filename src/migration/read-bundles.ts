@@ -4,8 +4,9 @@ import { renderAuditRow } from '../resources/audittrail/resource.js';
 import { zaakFilters } from '../resources/zaak/filters.js';
 import { BUNDLE_LISTS, type ZaakBundle } from './bundle.js';
 
-/** The field of a record that names its zaak. */
-const zaakFieldOf = (kind: string) => (kind === 'zaaknotitie' ? 'gerelateerdAan' : 'zaak');
+/** The URL of a record's zaak: its `zaak` (`gerelateerdAan`) field, or for a nested one without it (ZaakBesluit) the start of its own URL. */
+const zaakUrlOf = (kind: string, record: Record<string, unknown>) =>
+  String(record[kind === 'zaaknotitie' ? 'gerelateerdAan' : 'zaak'] ?? /^(.*\/zaken\/[^/]+)\//.exec(String(record.url))?.[1]);
 
 /**
  * The bundles of some zaken (by uuid, in that order) as the registry's API shows them at `baseUrl`:
@@ -29,7 +30,7 @@ export async function readBundles(services: RegistryServices, baseUrl: string, u
   const present = [...bundles.keys()];
   for (const [key, kind] of [...BUNDLE_LISTS, ['resultaat', 'resultaat'] as const]) {
     for (const record of await services.zaken.records(scope, kind, present)) {
-      const bundle = bundles.get(urlToUuid.get(String(record[zaakFieldOf(kind)]))!);
+      const bundle = bundles.get(urlToUuid.get(zaakUrlOf(kind, record))!);
       if (!bundle) continue;
       if (key === 'resultaat') bundle.resultaat = record;
       else (bundle[key] as Record<string, unknown>[]).push(record);

@@ -77,7 +77,8 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
     const zaakField = definition.zaakField;
     const rows = records.map((record, i) => {
       const path = `${kind}[${i}]`;
-      if (uuidOfUrl(record[zaakField]) !== zaakUuid) throw new BundleRefused('failed', `${path}.${zaakField}: not this bundle's zaak`);
+      const owner = zaakField in record ? uuidOfUrl(record[zaakField]) : uuidOfUrl(/^(.*\/zaken\/[^/]+)\//.exec(String(record.url))?.[1]);
+      if (owner !== zaakUuid) throw new BundleRefused('failed', `${path}.${zaakField}: not this bundle's zaak`);
       return { uuid: checkedUuid(record.uuid, `${path}.uuid`), zaak_id: zaakId, ...definition.toColumns(record), ...links(kind, record, ids, path) };
     });
     const inserted = (await tx(definition.def.table).insert(rows).returning(['id', 'uuid'])) as { id: number; uuid: string }[];
