@@ -150,12 +150,15 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
     const zaakUuid = String(bundle.zaak.uuid).toLowerCase();
     const identificatie = String(bundle.zaak.identificatie ?? '');
     const item = { zaakUuid, identificatie, sha };
-    const ledger = (await knex('migration_zaak').where({ zaak_uuid: zaakUuid }).first('content_sha256')) as { content_sha256: string } | undefined;
+    const { rows } = (await knex.raw('select (select content_sha256 from migration_zaak where zaak_uuid = ?) as sha, exists (select 1 from zaak where uuid = ?) as stored', [zaakUuid, zaakUuid])) as {
+      rows: { sha: string | null; stored: boolean }[];
+    };
+    const ledger = rows[0].sha === null ? undefined : { content_sha256: rows[0].sha };
     if (ledger?.content_sha256 === sha) {
       await record(knex, line, { ...item, status: 'unchanged' });
       return 'unchanged';
     }
-    const exists = !!ledger || !!(await knex('zaak').where({ uuid: zaakUuid }).first('id'));
+    const exists = !!ledger || rows[0].stored;
     if (exists && options.onConflict !== 'replace') {
       const message = ledger ? 'this zaak was imported from another version of the line' : 'a zaak with this uuid exists and was not imported';
       await record(knex, line, { ...item, status: 'conflict', message });
@@ -176,9 +179,17 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
         const zaakUrl = `${options.baseUrl}/zaken/${zaakUuid}`;
         const zaak = { ...rewritten.zaak, url: zaakUrl };
         await services.announce({ tx, baseUrl: options.baseUrl, resource: 'zaak', action: 'create', resourceUrl: zaakUrl, hoofdObject: zaakUrl, zaak, before: null, after: zaak, source: 'import' });
-        await tx('migration_zaak').insert({ zaak_uuid: zaakUuid, content_sha256: sha, job_id: jobId, line }).onConflict('zaak_uuid').merge();
         if (options.dryRun) throw new DryRunRollback();
-        await record(tx, line, { ...item, status: outcome });
+        // The zaak's ledger row and the line's outcome in one statement.
+        await tx.raw(
+          `with ledger as (
+             insert into migration_zaak (zaak_uuid, content_sha256, job_id, line) values (?, ?, ?, ?)
+             on conflict (zaak_uuid) do update set content_sha256 = excluded.content_sha256, job_id = excluded.job_id, line = excluded.line
+           )
+           insert into migration_item (job_id, line, zaak_uuid, identificatie, content_sha256, status) values (?, ?, ?, ?, ?, ?)
+           on conflict (job_id, line) do update set status = excluded.status, message = '', at = now()`,
+          [zaakUuid, sha, jobId, line, jobId, line, zaakUuid, identificatie.slice(0, 40), sha, outcome],
+        );
       });
     } catch (error) {
       if (error instanceof DryRunRollback) {

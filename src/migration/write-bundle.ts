@@ -62,14 +62,12 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
   const zaak = bundle.zaak;
   const zaakUuid = checkedUuid(zaak.uuid, 'zaak.uuid');
   const zaakUrl = `${baseUrl}/zaken/${zaakUuid}`;
-  let hoofdzaakId: number | null = null;
-  if (zaak.hoofdzaak) {
-    const hoofdzaak = uuidOfUrl(zaak.hoofdzaak);
-    const row = hoofdzaak && ((await tx('zaak').where({ uuid: hoofdzaak }).first('id')) as { id: number } | undefined);
-    if (!row) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
-    hoofdzaakId = Number(row.id);
-  }
-  const [{ id: zaakId }] = (await tx('zaak').insert({ ...zaakColumns(zaak), uuid: zaakUuid, hoofdzaak_id: hoofdzaakId }).returning('id')) as { id: number }[];
+  // The hoofdzaak's id is looked up by the insert itself; none found means it is not imported yet.
+  const hoofdzaak = zaak.hoofdzaak ? (uuidOfUrl(zaak.hoofdzaak) ?? '00000000-0000-0000-0000-000000000000') : null;
+  const [{ id: zaakId, hoofdzaak_id: hoofdzaakId }] = (await tx('zaak')
+    .insert({ ...zaakColumns(zaak), uuid: zaakUuid, hoofdzaak_id: hoofdzaak ? tx('zaak').where({ uuid: hoofdzaak }).select('id') : null })
+    .returning(['id', 'hoofdzaak_id'])) as { id: number; hoofdzaak_id: number | null }[];
+  if (hoofdzaak && hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
   const ids = new Map<string, Map<string, number>>();
   for (const [kind, records] of recordsOf(bundle)) {
     if (!records.length) continue;

@@ -28,7 +28,7 @@ export function* zaakBundles(count: number, base: string, { statussen = 3, rolle
     const zaak = {
       url,
       uuid,
-      identificatie: `MIG-${String(i).padStart(7, '0')}`,
+      identificatie: `${prefix === 'zaak' ? 'MIG' : prefix.toUpperCase()}-${String(i).padStart(7, '0')}`,
       bronorganisatie: TEST_RSIN,
       omschrijving: `Gemigreerde zaak ${i}`,
       toelichting: '',
