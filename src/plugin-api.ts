@@ -39,6 +39,7 @@ export { ProblemError, validationError, invalidParam, defineProblem, problemCata
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { checkOptions, optionsSchema, OptionsError } from './options.js';
 export { closest, closestOperation } from './suggest.js';
+export { reportCsv } from './migration/verify.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
