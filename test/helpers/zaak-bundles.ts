@@ -14,7 +14,9 @@ const at = (n: number, seconds = 0) => new Date(Date.UTC(2019, 0, 1) + n * 86_40
  * `count` zaak bundles as another registry at `base` would export them, varied by index: open,
  * closed (some `blijvend_bewaren` with no archiefactiedatum), reopened, deelzaken of an earlier zaak,
  * statussen set at the same moment, geometry, and every kind of record; `statussen`, `rollen` and
- * `audit` set how many of each a zaak has.
+ * `audit` set how many of each a zaak has. Derived fields are filled in as a registry renders them
+ * (the zaak's lists and current status, `indicatieLaatstGezetteStatus`, ...), so that a bundle reads
+ * back equal once imported.
  */
 export function* zaakBundles(count: number, base: string, { statussen = 3, rollen = 2, audit = 5, prefix = 'zaak' } = {}): Generator<Record<string, unknown>> {
   for (let i = 0; i < count; i++) {
@@ -112,7 +114,8 @@ export function* zaakBundles(count: number, base: string, { statussen = 3, rolle
       aanmaakdatum: at(i % 1000, 60 * a),
       wijzigingen: { oud: a === 0 ? null : { omschrijving: `versie ${a - 1}`, hoofdzaak: hoofdzaak }, nieuw: { omschrijving: `versie ${a}`, url } },
     }));
-    const bundle: Record<string, unknown> = { zaak, rollen: rolList, statussen: statusList, audittrail };
+    const bundle: Record<string, unknown> = { zaak, rollen: rolList, statussen: statusList, resultaat: null, audittrail };
+    for (const key of ['zaakobjecten', 'zaakinformatieobjecten', 'zaakeigenschappen', 'klantcontacten', 'zaakbesluiten', 'zaakcontactmomenten', 'zaakverzoeken', 'zaaknotities']) bundle[key] = [];
     if (closed) bundle.resultaat = { url: `${base}/resultaten/${seededUuid(`${prefix}-${i}-resultaat`)}`, uuid: seededUuid(`${prefix}-${i}-resultaat`), zaak: url, resultaattype: TEST_TYPES.resultaattype, toelichting: 'afgerond' };
     if (i % 6 === 0) {
       bundle.zaakobjecten = [{ url: `${base}/zaakobjecten/${seededUuid(`${prefix}-${i}-zo`)}`, uuid: seededUuid(`${prefix}-${i}-zo`), zaak: url, object: 'https://bag.example.nl/panden/1', zaakobjecttype: '', objectType: 'pand', objectTypeOverige: '', objectTypeOverigeDefinitie: null, relatieomschrijving: 'betreft', objectIdentificatie: null }];
@@ -123,6 +126,29 @@ export function* zaakBundles(count: number, base: string, { statussen = 3, rolle
       bundle.zaakcontactmomenten = [{ url: `${base}/zaakcontactmomenten/${seededUuid(`${prefix}-${i}-zcm`)}`, uuid: seededUuid(`${prefix}-${i}-zcm`), zaak: url, contactmoment: `https://cmc.example.nl/contactmomenten/${i}` }];
       bundle.zaakverzoeken = [{ url: `${base}/zaakverzoeken/${seededUuid(`${prefix}-${i}-zv`)}`, uuid: seededUuid(`${prefix}-${i}-zv`), zaak: url, verzoek: `https://vrc.example.nl/verzoeken/${i}` }];
     }
+    derive(bundle, i % 10 === 8 && i + 1 < count ? [`${base}/zaken/${seededUuid(`${prefix}-${i + 1}`)}`] : []);
     yield bundle;
   }
+}
+
+/** The fields a registry derives from a zaak's records, filled in on its bundle. */
+function derive(bundle: Record<string, any>, deelzaken: string[]): void {
+  const urls = (key: string) => (bundle[key] as { url: string }[]).map((record) => record.url);
+  const statussen = bundle.statussen as Record<string, any>[];
+  // The current status: the latest by datumStatusGezet, of equal ones the last set.
+  const latest = statussen.reduce<Record<string, any> | undefined>((best, status) => (!best || Date.parse(status.datumStatusGezet) >= Date.parse(best.datumStatusGezet) ? status : best), undefined);
+  Object.assign(bundle.zaak, {
+    deelzaken,
+    eigenschappen: urls('zaakeigenschappen'),
+    rollen: urls('rollen'),
+    status: latest?.url ?? null,
+    zaakinformatieobjecten: urls('zaakinformatieobjecten'),
+    zaakobjecten: urls('zaakobjecten'),
+    resultaat: bundle.resultaat?.url ?? null,
+  });
+  for (const status of statussen) {
+    status.indicatieLaatstGezetteStatus = status === latest;
+    status.zaakinformatieobjecten = (bundle.zaakinformatieobjecten as Record<string, any>[]).filter((zio) => zio.status === status.url).map((zio) => zio.url);
+  }
+  for (const rol of bundle.rollen as Record<string, any>[]) rol.statussen = statussen.filter((status) => status.gezetdoor === rol.url).map((status) => status.url);
 }
