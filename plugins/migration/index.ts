@@ -130,7 +130,7 @@ export function migration(options: MigrationOptions): Plugin {
       action: 'start',
       async execute(ctx) {
         const job = await jobOf(ctx);
-        if (job.status !== 'pending' && job.status !== 'error') throw new ProblemError('conflict', { detail: `Deze importjob is ${job.status}.` });
+        if (job.status === 'finished') throw new ProblemError('conflict', { detail: `Deze importjob is ${job.status}.` });
         const services = ctx.registry;
         const work = services.migration
           .import(uploadedLines(services, job.id), { ...job.options, jobId: job.id, actor: { clientId: ctx.principal!.clientId, userId: ctx.principal!.userId } })
