@@ -63,6 +63,14 @@ describe('zaakregister import: kill -9 and resume, then --verify', function () {
     assert.deepEqual(json.counts.zaak, { expected: N, stored: N });
     assert.equal(readFileSync(`${report}.csv`, 'utf8').trim().split('\n').length, N + 1);
 
+    const exported = path.join(dir, 'terug.ndjson');
+    const exporting = spawnTs('src/cli.ts', ['export', '--database', storage.description, '--filter', 'identificatie=KILL-0000005', '--out', exported]);
+    assert.equal(await exitCode(exporting), 0, exporting.output());
+    const back = readFileSync(exported, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const sent = readFileSync(input, 'utf8').split('\n').slice(5, 6).map((line) => JSON.parse(line));
+    // What went in comes out, with the import's own audit row after the source's.
+    assert.deepEqual(back.map((bundle) => ({ ...bundle, audittrail: bundle.audittrail.slice(0, -1) })), sent);
+
     // Once more: unchanged, and exit 0.
     const rerun = cli('--in', input);
     assert.equal(await exitCode(rerun), 0, rerun.output());

@@ -32,6 +32,18 @@ for (const backend of BACKENDS) {
       assert.equal(rows[0].n, 0);
     });
 
+    it('exports the zaken a GET /zaken filter selects, each with its records and audit trail', async () => {
+      const selected = [];
+      for await (const bundle of api.registry.services.migration.export({ baseUrl: api.base, filters: { identificatie: 'BBOX-0000003' } })) selected.push(bundle);
+      assert.deepEqual(selected.map((bundle) => bundle.zaak.uuid), [seededUuid('bbox-3')]);
+      assert.equal((selected[0].statussen as unknown[]).length, 3);
+      // The source's five rows and the import's own.
+      assert.equal(selected[0].audittrail!.length, 6);
+      const all = [];
+      for await (const bundle of api.registry.services.migration.export({ baseUrl: api.base, filters: { startdatum__gte: '2019-01-05' }, pageSize: 2 })) all.push(bundle.zaak.identificatie);
+      assert.deepEqual(all, ['BBOX-0000004', 'BBOX-0000005', 'BBOX-0000006', 'BBOX-0000007']);
+    });
+
     it('writes nothing on a dry run, and reports what would happen', async () => {
       const result = await api.registry.services.migration.import(linesOf(bundles('droog', 3)), { baseUrl: api.base, dryRun: true });
       assert.equal(result.counters.imported, 3, JSON.stringify(result.counters));
