@@ -78,7 +78,7 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
       progress();
     };
     try {
-      await inPool(numberedLines(lines, settled), options.concurrency ?? 4, ({ line, text }) => settle(line, text));
+      await inPool(numberedLines(lines, settled), options.concurrency ?? 8, ({ line, text }) => settle(line, text));
       // Deelzaken whose hoofdzaak came later in the input (or in another worker's transaction): again, while any goes in.
       for (let placed = true; deferred.length && placed; ) {
         const round = deferred.splice(0);

@@ -34,7 +34,7 @@ export interface ImportOptions {
   onConflict?: 'skip' | 'replace';
   /** Validate and write each bundle, then roll it back: nothing stays but the job's report. */
   dryRun?: boolean;
-  /** Bundles written at once, each in its own transaction (default 4). */
+  /** Bundles written at once, each in its own transaction (default 8). */
   concurrency?: number;
   /** Who imports, for the provenance row of each zaak's audit trail. */
   actor?: { clientId?: string; userId?: string };
