@@ -100,9 +100,10 @@ describe('zaakregister import: kill -9 and resume, then --verify', function () {
  * filtered lists, bare arrays for zaakinformatieobjecten, zaakeigenschappen, besluiten and the audit
  * trail, and 404 for what it does not serve. `faults` decide answers per request.
  */
-function openZaakStandIn(zaken: Record<string, any>[], faults: (url: URL, n: number) => 'drop' | 429 | 500 | undefined): Promise<{ server: Server; base: string }> {
+function openZaakStandIn(zaken: Record<string, any>[], faults: (url: URL, n: number) => 'drop' | 429 | 500 | undefined, seen: string[] = []): Promise<{ server: Server; base: string }> {
   let requests = 0;
   const server = createServer((req, res) => {
+    seen.push(req.headers.authorization ?? '');
     const url = new URL(req.url!, 'http://x');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1`;
     const fault = faults(url, ++requests);
@@ -168,5 +169,18 @@ describe('zaakregister export --from-api', function () {
     assert.equal(lines[1].resultaat?.uuid, zaken[1].resultaat.uuid);
     assert.deepEqual(lines[0].klantcontacten, []);
     started.server.close();
+  });
+
+  it('sends a --bearer token as it is', async () => {
+    const zaken: Record<string, any>[] = [];
+    const seen: string[] = [];
+    const { server, base } = await openZaakStandIn(zaken, () => undefined, seen);
+    zaken.push(...[...zaakBundles(3, base, { prefix: 'og' })]);
+    const out = path.join(dir, 'og.ndjson');
+    const run = spawnTs('src/cli.ts', ['export', '--from-api', base, '--bearer', 'oauth-toegangstoken', '--out', out]);
+    assert.equal(await exitCode(run), 0, run.output());
+    assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3);
+    assert.ok(seen.length > 3 && seen.every((header) => header === 'Bearer oauth-toegangstoken'), JSON.stringify(seen.slice(0, 3)));
+    server.close();
   });
 });

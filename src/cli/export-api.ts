@@ -96,10 +96,10 @@ async function bundleOf(api: ReturnType<typeof apiReader>, base: string, zaak: R
 }
 
 /** `export --from-api`: every zaak of another Zaken API as bundles, resumable through the cursor file. */
-export async function exportFromApi(flags: { 'from-api'?: string; 'client-id'?: string; secret?: string; out?: string; cursor?: string; concurrency?: string; 'log-level'?: string }): Promise<number> {
+export async function exportFromApi(flags: { 'from-api'?: string; 'client-id'?: string; secret?: string; bearer?: string; out?: string; cursor?: string; concurrency?: string; 'log-level'?: string }): Promise<number> {
   const base = flags['from-api']!.replace(/\/+$/, '');
   if (!/^https?:\/\/./.test(base)) throw new UsageError('export', '--from-api is the http(s) base URL of a Zaken API');
-  if (!flags['client-id'] || !flags.secret) throw new UsageError('export', '--from-api needs --client-id and --secret');
+  if (!flags.bearer && (!flags['client-id'] || !flags.secret)) throw new UsageError('export', '--from-api needs --client-id and --secret, or --bearer');
   if (flags.concurrency !== undefined && !/^[1-9]\d?$/.test(flags.concurrency)) throw new UsageError('export', '--concurrency is a number from 1 to 99');
   const concurrency = Number(flags.concurrency ?? 4);
   const log = consoleLogger((flags['log-level'] as 'info') ?? 'info');
@@ -120,7 +120,7 @@ export async function exportFromApi(flags: { 'from-api'?: string; 'client-id'?: 
     writeFileSync(`${cursorFile}.tmp`, JSON.stringify(cursor));
     renameSync(`${cursorFile}.tmp`, cursorFile);
   };
-  const token = await signZgwJwt(flags['client-id'], flags.secret);
+  const token = flags.bearer ?? (await signZgwJwt(flags['client-id']!, flags.secret!));
   const api = apiReader(base, `Bearer ${token}`, (url, reason, waitMs) => log.warn(`${reason} from ${url}; again in ${waitMs} ms`));
   const out = flags.out ? createWriteStream(flags.out, { flags: cursor.offset ? 'a' : 'w' }) : process.stdout;
   const progress = progressReporter('export', log);

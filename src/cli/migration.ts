@@ -13,7 +13,7 @@ import { progressReporter } from './progress.js';
 import { UsageError } from './usage.js';
 
 export const EXPORT_HELP = `Usage: zaakregister export [--out zaken.ndjson] [--filter <name>=<value>]... [options]
-       zaakregister export --from-api <base URL> --client-id <id> --secret <secret> --out zaken.ndjson [--cursor <file>]
+       zaakregister export --from-api <base URL> (--client-id <id> --secret <secret> | --bearer <token>) --out zaken.ndjson [--cursor <file>]
 
 Writes zaken as NDJSON bundles, one zaak a line with everything that hangs off it and its audit
 trail, in their standard representations (uuids, timestamps and archive fields as stored): from this
@@ -27,6 +27,7 @@ Options:
   --from-api <base URL>        read another Zaken API instead, e.g. https://openzaak.example.nl/zaken/api/v1
   --client-id <id>, --secret <secret>
                                ZGW JWT credentials for --from-api
+  --bearer <token>             or a token to send as it is (an OAuth2 access token, e.g. OneGround's)
   --cursor <file>              where --from-api keeps its position (default <out>.cursor): rerun the
                                same command after an interruption and it continues there
   --concurrency <n>            zaken read at once from --from-api (default 4)

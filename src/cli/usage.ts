@@ -44,6 +44,7 @@ const OPTIONS = {
   report: { type: 'string' },
   'from-api': { type: 'string' },
   cursor: { type: 'string' },
+  bearer: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
