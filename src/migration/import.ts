@@ -70,9 +70,11 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
     for (const row of (await knex('migration_item').where({ job_id: jobId }).whereNot({ status: 'deferred' }).groupBy('status').select('status', knex.raw('count(*)::int as n'))) as { status: LineOutcome; n: number }[]) counters[row.status] = row.n;
     const progress = () => options.onProgress?.({ jobId, total, done: LINE_OUTCOMES.reduce((sum, o) => sum + (o === 'deferred' ? 0 : counters[o]), 0), counters: { ...counters } });
     const importLine = lineImporter(services, jobId, options);
+    const nextZaakId = zaakIds(knex);
     const deferred: { line: number; text: string }[] = [];
     const settle = async (line: number, text: string) => {
-      const outcome = await importLine(line, text);
+      // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
+      const outcome = await importLine(line, text, nextZaakId());
       if (outcome === 'deferred') deferred.push({ line, text });
       else counters[outcome]++;
       progress();
@@ -97,6 +99,25 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
   } finally {
     await release();
   }
+}
+
+/** Zaak ids from the zaak table's sequence, handed out in the order asked for, reserved 256 at a time. */
+function zaakIds(knex: Knex): () => Promise<number> {
+  let reserved: number[] = [];
+  let chain: Promise<unknown> = Promise.resolve();
+  return () => {
+    const next = chain.then(async () => {
+      if (!reserved.length) {
+        const { rows } = (await knex.raw("select nextval(pg_get_serial_sequence('zaak', 'id'))::int8 as id from generate_series(1, 256) order by 1")) as { rows: { id: string }[] };
+        reserved = rows.map((row) => Number(row.id));
+      }
+      return reserved.shift()!;
+    });
+    chain = next;
+    // Lines that write nothing (unchanged, conflict) never await theirs.
+    void next.catch(() => undefined);
+    return next;
+  };
 }
 
 /** The non-blank lines of the input with their line numbers (from 1), leaving out those settled already. */
@@ -136,7 +157,7 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
       .onConflict(['job_id', 'line'])
       .merge();
 
-  return async (line: number, text: string): Promise<LineOutcome> => {
+  return async (line: number, text: string, zaakIdOf: Promise<number>): Promise<LineOutcome> => {
     const sha = sha256(text.trim());
     let bundle: ZaakBundle;
     try {
@@ -174,7 +195,7 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
       await storage.transaction(async (tx) => {
         const deelzaken = exists ? await detachDeelzaken(tx, zaakUuid) : [];
         if (exists) await tx('zaak').where({ uuid: zaakUuid }).delete();
-        const zaakId = await writeBundle(tx, rewritten, options.baseUrl, provenance);
+        const zaakId = await writeBundle(tx, rewritten, options.baseUrl, provenance, await zaakIdOf);
         if (deelzaken.length) await tx('zaak').whereIn('id', deelzaken).update({ hoofdzaak_id: zaakId });
         const zaakUrl = `${options.baseUrl}/zaken/${zaakUuid}`;
         const zaak = { ...rewritten.zaak, url: zaakUrl };

@@ -56,16 +56,17 @@ export interface Provenance {
 /**
  * Writes one bundle (already rewritten to this registry's URLs) in `tx`, keeping every uuid,
  * identificatie, timestamp and archive field as given: no derivation, no closing rules, no "now".
- * Adds the source audit trail and one provenance row. Returns the zaak's id.
+ * Adds the source audit trail and one provenance row. The zaak gets the `id` given (reserved in input
+ * order: lists ordered by id, such as a hoofdzaak's deelzaken, keep the source's order). Returns it.
  */
-export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, baseUrl: string, provenance: Provenance): Promise<number> {
+export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, baseUrl: string, provenance: Provenance, id: number): Promise<number> {
   const zaak = bundle.zaak;
   const zaakUuid = checkedUuid(zaak.uuid, 'zaak.uuid');
   const zaakUrl = `${baseUrl}/zaken/${zaakUuid}`;
   // The hoofdzaak's id is looked up by the insert itself; none found means it is not imported yet.
   const hoofdzaak = zaak.hoofdzaak ? (uuidOfUrl(zaak.hoofdzaak) ?? '00000000-0000-0000-0000-000000000000') : null;
   const [{ id: zaakId, hoofdzaak_id: hoofdzaakId }] = (await tx('zaak')
-    .insert({ ...zaakColumns(zaak), uuid: zaakUuid, hoofdzaak_id: hoofdzaak ? tx('zaak').where({ uuid: hoofdzaak }).select('id') : null })
+    .insert({ ...zaakColumns(zaak), id, uuid: zaakUuid, hoofdzaak_id: hoofdzaak ? tx('zaak').where({ uuid: hoofdzaak }).select('id') : null })
     .returning(['id', 'hoofdzaak_id'])) as { id: number; hoofdzaak_id: number | null }[];
   if (hoofdzaak && hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
   const ids = new Map<string, Map<string, number>>();
