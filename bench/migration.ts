@@ -8,13 +8,13 @@
  *
  * Prints a Markdown table. Not part of `npm test`.
  */
-import { createReadStream, createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import knexFactory from 'knex';
 import { consoleLogger, createRegistry, postgresStorage } from '../src/index.js';
+import { fileLines } from '../src/cli/migration.js';
 import { zaakBundles } from '../test/helpers/zaak-bundles.js';
 
 const N = Number(process.argv[2] ?? 100_000);
@@ -40,7 +40,7 @@ const registry = await createRegistry({ storage: await postgresStorage({ connect
 
 peak = 0;
 let started = Date.now();
-const result = await registry.services.migration.import(() => createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity }), {});
+const result = await registry.services.migration.import(fileLines(file), {});
 const importSeconds = (Date.now() - started) / 1000;
 const importPeak = peak;
 if (result.counters.imported !== N) throw new Error(`imported ${JSON.stringify(result.counters)}`);

@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../log.js';
@@ -77,11 +76,21 @@ export interface MigrationFlags {
   report?: string;
 }
 
-/** A file's lines, read anew each time the source is called. */
+/**
+ * A file's lines, read anew each time the source is called. Split here rather than by readline,
+ * whose iterator reads ahead of a slow consumer: the stream is read only as fast as lines are taken.
+ */
 export const fileLines =
   (file: string): LineSource =>
-  () =>
-    createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  async function* () {
+    let rest = '';
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 })) {
+      const lines = (rest + (chunk as string)).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) yield line.endsWith('\r') ? line.slice(0, -1) : line;
+    }
+    if (rest) yield rest;
+  };
 
 /** Writes a line, waiting while the destination's buffer is full (constant memory). */
 export async function writeLine(out: Writable, line: string): Promise<void> {
