@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const BENCHMARKS = ['bench/crs.ts', 'bench/outbox.ts', 'bench/cloudevents.ts', 'bench/signing.ts', 'bench/api/run.ts'];
+const BENCHMARKS = ['bench/crs.ts', 'bench/outbox.ts', 'bench/cloudevents.ts', 'bench/migration.ts', 'bench/signing.ts', 'bench/api/run.ts'];
 const args = process.argv.slice(2);
 for (const bench of BENCHMARKS) {
   console.log(`\n## ${bench}\n`);

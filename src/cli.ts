@@ -19,6 +19,8 @@ import { listeningOn, listenHost } from './ops/listen-address.js';
 import { TOKEN_HELP, tokenCommand } from './cli/token.js';
 import { UsageError, parseCommandLine } from './cli/usage.js';
 import { announceFreshDatabase, commandLogger } from './cli/output.js';
+import { EXPORT_HELP, IMPORT_HELP, exportCommand, importCommand } from './cli/migration.js';
+import { exportFromApi } from './cli/export-api.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -38,6 +40,8 @@ Commands:
   outbox list    list deliveries to other registries that wait or failed
   outbox retry   retry failed deliveries
   token          print a ZGW JWT for a client id and secret (for curl)
+  export         write zaken with their whole history as NDJSON (from this registry or another Zaken API)
+  import         import such a file: resumable, idempotent, verified (--verify)
 
 Run zaakregister <command> --help for its options.
 
@@ -78,6 +82,8 @@ Applies pending database migrations and exits (serve applies them too).
 Options:
 ${COMMON_OPTIONS}`,
   token: TOKEN_HELP,
+  export: EXPORT_HELP,
+  import: IMPORT_HELP,
   'check-config': `Usage: zaakregister check-config [options]
 
 Checks the configuration (file, flags and environment) as serve would, lists every problem with
@@ -124,7 +130,7 @@ const usesDemoCatalog = (config: CliConfig) => !!config.development && !config.c
  * outbox alone (no API is served, so nobody is authenticated); `migrate` only applies its migrations
  * (every configured plugin's, with its options), delivering nothing and fetching nothing.
  */
-async function buildRegistry(config: CliConfig, log: Logger, origin: () => string, purpose: 'serve' | 'deliver' | 'migrate' = 'serve'): Promise<Registry> {
+async function buildRegistry(config: CliConfig, log: Logger, origin: () => string, purpose: 'serve' | 'deliver' | 'migrate' | 'batch' = 'serve'): Promise<Registry> {
   // The Catalogi API over HTTP is the registry's default catalog: it shares the registry's remote
   // client, so its fetches and cache look-ups are in the metrics.
   const catalog =
@@ -146,6 +152,7 @@ async function buildRegistry(config: CliConfig, log: Logger, origin: () => strin
     preset: 'none',
     plugins: configuredPlugins(config.plugins, { authorizations: source, offline: purpose !== 'serve', migrating: purpose === 'migrate' }),
     migrate: purpose !== 'migrate',
+    // `batch` (export, import): its writes' deliveries wait for a running registry to send them.
     outbox: { ...config.outbox, dispatch: purpose === 'serve' ? config.outbox?.dispatch : purpose === 'deliver' },
     strictNulls: config.strictNulls,
     drainTimeoutMs: config.drainTimeoutMs,
@@ -223,6 +230,16 @@ async function migrate(config: CliConfig, log: Logger): Promise<number> {
   return 0;
 }
 
+/** A command on the registry of the configuration, without serving it: its migrations applied, its deliveries left to a running registry. */
+async function batch(config: CliConfig, log: Logger, work: (registry: Registry) => Promise<number>): Promise<number> {
+  const registry = await buildRegistry(config, log, () => 'http://localhost', 'batch');
+  try {
+    return await work(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
 /** `outbox list` and `outbox retry`: the stored deliveries, without starting a registry or delivering anything. */
 async function outboxCommand(config: CliConfig, args: string[], flags: { status?: string; kind?: string; limit?: string; json?: boolean }): Promise<number> {
   const [action, ...ids] = args;
@@ -290,6 +307,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!Object.hasOwn(HELP, command)) throw new UsageError('', `unknown command "${command}"`);
   if (command === 'token') return tokenCommand(values);
+  if (command === 'export' && values['from-api'] !== undefined) return exportFromApi(values);
   if (values['log-level'] !== undefined && !(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
     throw new UsageError(command, `--log-level is one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -308,6 +326,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'serve') return await serve(config, log);
     if (command === 'deliver') return await deliver(config, log);
     if (command === 'migrate') return await migrate(config, log);
+    if (command === 'export' || command === 'import') return await batch(config, log, (registry) => (command === 'export' ? exportCommand : importCommand)(registry, values, log));
     return await outboxCommand(config, positionals.slice(1), values);
   } catch (error) {
     const setting =

@@ -10,6 +10,7 @@ export { registrySync, type RegistrySyncOptions } from '../plugins/registry-sync
 export { notifications, type NotificationsOptions } from '../plugins/notifications/index.js';
 export { handelingen, type HandelingenOptions } from '../plugins/handelingen/index.js';
 export { cloudevents, type CloudEventsOptions, type CloudEventsSink, type CloudEventsSinkAuth, type CloudEventsProfile } from '../plugins/cloudevents/index.js';
+export { migration, type MigrationOptions } from '../plugins/migration/index.js';
 export { oauth, type OauthOptions } from '../plugins/oauth/index.js';
 export { versioning, type VersioningOptions, type VersionPolicy, type DeprecationSchedule } from '../plugins/versioning/index.js';
 export { signing, clientKeyRing, clientKeys, KeyRing, type SigningOptions, type VerificationMode, type KeySource, type SigningKeyOptions, type VerificationKey } from '../plugins/signing/index.js';

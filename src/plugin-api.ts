@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 export type { Plugin, SetupApi, RequestContext, OperationRunner, PartInput, PartAnswer, RequestHooks, ZaakHooks, ZaakTransition, ResourceChange, ChangeAction, Hook, HookOperationId, Principal, ZaakAuthorization, RegistryServices, ResponseState, ApiVersion, CounterOptions, MetricCounter } from './plugin.js';
+export type { MigrationService, ZaakBundle, RewriteRule, LineSource, LineOutcome, ImportOptions, ImportProgress, ImportResult, ReportLine, VerificationReport } from './plugin.js';
 export type { ZaakService, ZaakScope, FindZaakOptions, RecordWriteOptions, AccessLimitOptions } from './resources/zaak/service.js';
 export type { ChangeActor } from './resources/audittrail/record.js';
 export {
@@ -38,6 +39,7 @@ export { ProblemError, validationError, invalidParam, defineProblem, problemCata
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { checkOptions, optionsSchema, OptionsError } from './options.js';
 export { closest, closestOperation } from './suggest.js';
+export { reportCsv } from './migration/verify.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';

@@ -9,6 +9,7 @@
  */
 export type * from './plugin-types/access.js';
 export type * from './plugin-types/hooks.js';
+export type * from './plugin-types/migration.js';
 export type * from './plugin-types/outbox.js';
 export type * from './plugin-types/plugin.js';
 export type * from './plugin-types/records.js';

@@ -5,6 +5,7 @@ import { caching, cachingOptionsSchema, type CachingOptions } from '../plugins/c
 import { expand, expandOptionsSchema, type ExpandOptions } from '../plugins/expand/index.js';
 import { geoCrs, geoCrsOptionsSchema, type GeoCrsOptions } from '../plugins/geo-crs/index.js';
 import { handelingen, handelingenOptionsSchema, type HandelingenOptions } from '../plugins/handelingen/index.js';
+import { migration, migrationOptionsSchema, type MigrationOptions } from '../plugins/migration/index.js';
 import { notifications, notificationsOptionsSchema, type NotificationsOptions } from '../plugins/notifications/index.js';
 import { registrySync, registrySyncOptionsSchema } from '../plugins/registry-sync/index.js';
 import { signing, type SigningOptions } from '../plugins/signing/index.js';
@@ -98,6 +99,8 @@ const BUILT_IN: Record<string, { create(options: object | undefined, context: Pl
   cloudevents: { create: (options) => cloudevents(options as CloudEventsOptions), standard: false, fileSchema: () => cloudEventsOptionsSchema },
   // Experimental endpoints outside the standard: only when asked for.
   handelingen: { create: (options) => handelingen(options as HandelingenOptions), standard: false, fileSchema: () => handelingenOptionsSchema },
+  // An admin API that writes history: only for the clients named in its options.
+  migration: { create: (options) => migration(options as MigrationOptions), standard: false, fileSchema: () => migrationOptionsSchema },
   // Needs the issuers and this registry's audience: only when configured.
   oauth: { create: oauthFromConfig, standard: false, fileSchema: oauthFileSchema },
   // Needs keys; last, so its signature covers what the other plugins made of a response.

@@ -33,6 +33,7 @@ import { problemCatalogue } from './problem.js';
 import { audittrailOpenApi, audittrailOperations } from './resources/audittrail/resource.js';
 import { zaakRecordResources } from './resources/records/index.js';
 import { removalAnnouncer, zaakService } from './resources/zaak/service.js';
+import { migrationService } from './migration/index.js';
 import { presetPlugins, type PresetName } from './presets.js';
 import { checkRegistryOptions, type RegistryOptionName } from './registry-options.js';
 import { zaakOpenApi, zaakOperations } from './resources/zaak/resource.js';
@@ -264,6 +265,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     outbox: outbox.outbox,
     strictNulls: options.strictNulls ?? false,
     operations: operationRunner(() => assembly.operations, host, () => services),
+    migration: migrationService(() => services, announce),
   };
 
   try {

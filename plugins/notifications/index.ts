@@ -130,7 +130,8 @@ export function notifications(options: NotificationsOptions): Plugin {
       }
     },
     async resourceChanged(change) {
-      if (!published(change)) return;
+      // Imported zaken are history, not news: subscribers are told by the operator, as after a bulk import elsewhere.
+      if (change.source === 'import' || !published(change)) return;
       await services.outbox.enqueue(change.tx, { kind: KIND, target, key: change.hoofdObject, payload: notificationOf(change, kanaal) });
     },
   };

@@ -112,7 +112,8 @@ export function registrySync(options: RegistrySyncOptions = {}): Plugin {
       api.addDeliveryHandler(KIND, deliver);
     },
     async resourceChanged(change) {
-      if (!synced.has(change.resource)) return;
+      // An import brings relations that the other registries have already.
+      if (change.source === 'import' || !synced.has(change.resource)) return;
       const kind = RELATIONS[change.resource as SyncedRelation];
       const reachable: SyncPayload[] = [];
       for (const delivery of deliveries(change, kind)) {

@@ -137,8 +137,12 @@ export interface ResourceChange {
   /** The representation before (null when created) and after (null when destroyed). */
   readonly before: Record<string, unknown> | null;
   readonly after: Record<string, unknown> | null;
-  /** `request`: an API call; `service`: a `services.zaken` call; `cascade`: removed because its zaak was destroyed. */
-  readonly source: 'request' | 'service' | 'cascade';
+  /**
+   * `request`: an API call; `service`: a `services.zaken` call; `cascade`: removed because its zaak was
+   * destroyed; `import`: a zaak written by an import job (`services.migration`), announced once with
+   * its records and audit trail already in place: derived data is kept in step, nothing is notified.
+   */
+  readonly source: 'request' | 'service' | 'cascade' | 'import';
   /** The request, when the change comes from one. */
   readonly ctx?: RequestContext;
 }

@@ -9,6 +9,7 @@ import type { CatalogClient } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { Storage } from '../storage/types.js';
 import type { AccessSubject, Principal } from './access.js';
+import type { MigrationService } from './migration.js';
 import type { Outbox } from './outbox.js';
 import type { FindZaakOptions, RecordWriteOptions, ZaakRecordKind, ZaakScope } from './records.js';
 import type { RemoteClient, RemoteOptions } from './remote.js';
@@ -135,6 +136,8 @@ export interface RegistryServices {
   readonly strictNulls: boolean;
   /** Runs the registry's write operations as parts of one request, in its transaction. */
   readonly operations: OperationRunner;
+  /** Export and import of zaken with their whole history (uuids, timestamps, audit trail kept). */
+  readonly migration: MigrationService;
 }
 
 /** What a part is given: its operation's request body (API field names) and path parameters. */

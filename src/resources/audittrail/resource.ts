@@ -11,7 +11,8 @@ import { findZaakByUuid } from '../zaak/repository.js';
 const SCOPES = ['audittrails.lezen'];
 const ref = { $ref: '#/components/schemas/AuditTrail' };
 
-function render(row: Record<string, unknown>): Record<string, unknown> {
+/** An audit trail row as clients see it. */
+export function renderAuditRow(row: Record<string, unknown>): Record<string, unknown> {
   return {
     uuid: row.uuid,
     bron: row.bron,
@@ -60,7 +61,7 @@ export function audittrailOperations(): CoreOperation[] {
       load: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
       async execute(ctx) {
         const rows = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).orderBy('id');
-        ctx.response.body = rows.map(render);
+        ctx.response.body = rows.map(renderAuditRow);
       },
       openapi: { summary: 'Alle audit trail regels behorend bij de ZAAK.', tags: ['zaken'], successStatus: 200, responseSchema: { type: 'array', items: ref } },
     },
@@ -74,7 +75,7 @@ export function audittrailOperations(): CoreOperation[] {
       async execute(ctx) {
         const row = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).where({ uuid: ctx.params.uuid }).first();
         if (!row) throw new ProblemError('not_found', { detail: 'Audit trail regel niet gevonden.' });
-        ctx.response.body = render(row);
+        ctx.response.body = renderAuditRow(row);
       },
       openapi: { summary: 'Een specifieke audit trail regel opvragen.', tags: ['zaken'], successStatus: 200, responseSchema: ref, head: false },
     },

@@ -13,6 +13,7 @@ import { outboxLeaseMigration } from './011-outbox-lease.js';
 import { zaakReservedIdentificatieMigration } from './012-zaak-reserved-identificatie.js';
 import { zaaknummerReservationMigration } from './013-zaaknummer-reservation.js';
 import { zaaknotitieMigration } from './014-zaaknotitie.js';
+import { migrationLedgerMigration } from './015-migration-ledger.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration, migrationLedgerMigration];
