@@ -71,5 +71,24 @@ for (const backend of BACKENDS) {
       assert.equal(result.counters.failed, 2);
       assert.equal((await api.request(`/zaken/${a.zaak.uuid}`)).status, 404);
     });
+
+    it('reports a record whose uuid another zaak holds as a conflict, on a dry run too, and keeps nothing of its zaak', async () => {
+      const [a, b] = bundles('dubbel', 2).map((line) => JSON.parse(line));
+      // Nothing reads the statussen' ids back: their insert travels with the COMMIT, and is refused there.
+      b.statussen[1].uuid = a.statussen[1].uuid;
+      b.statussen[1].url = `${api.base}/statussen/${a.statussen[1].uuid}`;
+      const first = await api.registry.services.migration.import(linesOf([JSON.stringify(a)]), { baseUrl: api.base });
+      assert.equal(first.counters.imported, 1, JSON.stringify(first.counters));
+      const tried = await api.registry.services.migration.import(linesOf([JSON.stringify(b)]), { baseUrl: api.base, dryRun: true });
+      assert.equal(tried.counters.conflict, 1, JSON.stringify(tried.counters));
+      const result = await api.registry.services.migration.import(linesOf([JSON.stringify(b)]), { baseUrl: api.base });
+      assert.equal(result.counters.conflict, 1, JSON.stringify(result.counters));
+      const knex = api.registry.services.storage.knex;
+      const [item] = await knex('migration_item').where({ job_id: result.jobId });
+      assert.equal(item.status, 'conflict');
+      assert.match(item.message, /already in this registry/);
+      assert.equal((await api.request(`/zaken/${b.zaak.uuid}`)).status, 404);
+      assert.equal((await knex('migration_zaak').where({ zaak_uuid: b.zaak.uuid })).length, 0);
+    });
   });
 }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { ImportOptions, ImportResult, LineOutcome, LineSource, ResourceChange } from '../plugin-types.js';
 export type { ImportOptions, ImportResult, LineOutcome, LineSource };
 import type { Storage } from '../storage/types.js';
+import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../storage/types.js';
 import { rewrite, UUID, type ZaakBundle } from './bundle.js';
 import { takeImportLock } from './job-lock.js';
@@ -200,8 +201,12 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
         const zaakUrl = `${options.baseUrl}/zaken/${zaakUuid}`;
         const zaak = { ...rewritten.zaak, url: zaakUrl };
         await services.announce({ tx, baseUrl: options.baseUrl, resource: 'zaak', action: 'create', resourceUrl: zaakUrl, hoofdObject: zaakUrl, zaak, before: null, after: zaak, source: 'import' });
-        if (options.dryRun) throw new DryRunRollback();
-        // The zaak's ledger row and the line's outcome in one statement.
+        if (options.dryRun) {
+          // The held writes go first: a dry run must meet what the database would refuse.
+          await tx.raw('select 1');
+          throw new DryRunRollback();
+        }
+        // The zaak's ledger row and the line's outcome in one statement, travelling with the COMMIT.
         await tx.raw(
           `with ledger as (
              insert into migration_zaak (zaak_uuid, content_sha256, job_id, line) values (?, ?, ?, ?)
@@ -210,7 +215,7 @@ function lineImporter(services: ImportServices, jobId: string, options: ImportOp
            insert into migration_item (job_id, line, zaak_uuid, identificatie, content_sha256, status) values (?, ?, ?, ?, ?, ?)
            on conflict (job_id, line) do update set status = excluded.status, message = '', at = now()`,
           [zaakUuid, sha, jobId, line, jobId, line, zaakUuid, identificatie.slice(0, 40), sha, outcome],
-        );
+        ).options(DEFERRED_WRITE);
       });
     } catch (error) {
       if (error instanceof DryRunRollback) {

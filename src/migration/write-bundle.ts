@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { toColumns as zaakColumns } from '../resources/zaak/columns.js';
 import { ZAAK_RECORD_DEFINITIONS } from '../resources/records/index.js';
 import { recordKind } from '../resources/shared/zaak-records/kind.js';
+import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import { recordsOf, UUID, uuidOfUrl, type ZaakBundle } from './bundle.js';
 
 /** Why a bundle was not written: `deferred` (its hoofdzaak is not there yet), `conflict` or `failed`. */
@@ -63,14 +64,28 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
   const zaak = bundle.zaak;
   const zaakUuid = checkedUuid(zaak.uuid, 'zaak.uuid');
   const zaakUrl = `${baseUrl}/zaken/${zaakUuid}`;
-  // The hoofdzaak's id is looked up by the insert itself; none found means it is not imported yet.
   const hoofdzaak = zaak.hoofdzaak ? (uuidOfUrl(zaak.hoofdzaak) ?? '00000000-0000-0000-0000-000000000000') : null;
-  const [{ id: zaakId, hoofdzaak_id: hoofdzaakId }] = (await tx('zaak')
-    .insert({ ...zaakColumns(zaak), id, uuid: zaakUuid, hoofdzaak_id: hoofdzaak ? tx('zaak').where({ uuid: hoofdzaak }).select('id') : null })
-    .returning(['id', 'hoofdzaak_id'])) as { id: number; hoofdzaak_id: number | null }[];
-  if (hoofdzaak && hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
+  const zaakRow = { ...zaakColumns(zaak), id, uuid: zaakUuid };
+  const zaakId = id;
+  if (hoofdzaak) {
+    // The hoofdzaak's id is looked up by the insert itself; none found means it is not imported yet.
+    const [{ hoofdzaak_id: hoofdzaakId }] = (await tx('zaak')
+      .insert({ ...zaakRow, hoofdzaak_id: tx('zaak').where({ uuid: hoofdzaak }).select('id') })
+      .returning(['hoofdzaak_id'])) as { hoofdzaak_id: number | null }[];
+    if (hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
+  } else {
+    // Nothing is read from its answer: it travels with the bundle's next statement (a refusal fails that one).
+    await tx('zaak').insert({ ...zaakRow, hoofdzaak_id: null }).options(DEFERRED_WRITE);
+  }
+  const all = recordsOf(bundle);
+  // Only the ids of records that other records of the bundle link to are read back.
+  const linkedTo = new Set<string>();
+  for (const [kind, records] of all) {
+    if (kind === 'status' && records.some((record) => record.gezetdoor)) linkedTo.add('rol');
+    if (kind === 'zaakinformatieobject' && records.some((record) => record.status)) linkedTo.add('status');
+  }
   const ids = new Map<string, Map<string, number>>();
-  for (const [kind, records] of recordsOf(bundle)) {
+  for (const [kind, records] of all) {
     if (!records.length) continue;
     const definition = KINDS.get(kind)!;
     const zaakField = definition.zaakField;
@@ -80,6 +95,10 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
       if (owner !== zaakUuid) throw new BundleRefused('failed', `${path}.${zaakField}: not this bundle's zaak`);
       return { uuid: checkedUuid(record.uuid, `${path}.uuid`), zaak_id: zaakId, ...definition.toColumns(record), ...links(kind, record, ids, path) };
     });
+    if (!linkedTo.has(kind)) {
+      await tx(definition.def.table).insert(rows).options(DEFERRED_WRITE);
+      continue;
+    }
     const inserted = (await tx(definition.def.table).insert(rows).returning(['id', 'uuid'])) as { id: number; uuid: string }[];
     ids.set(kind, new Map(inserted.map((row) => [row.uuid, Number(row.id)])));
   }
@@ -104,7 +123,7 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
     resource_weergave: String(zaak.identificatie ?? '').slice(0, 200),
     wijzigingen: JSON.stringify({ oud: null, nieuw: zaak }),
   };
-  await tx('audittrail').insert([...trail.map((row) => auditColumns(row, zaakId)), provenanceRow]);
+  await tx('audittrail').insert([...trail.map((row) => auditColumns(row, zaakId)), provenanceRow]).options(DEFERRED_WRITE);
   return zaakId;
 }
 
