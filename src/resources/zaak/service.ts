@@ -10,6 +10,7 @@ import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
 import { toColumns, type ZaakRow } from './columns.js';
 import { relationsOf, zaakColumnsWithRelations } from './relations.js';
 import { DEFERRED_WRITE } from '../../storage/statement-batching.js';
+import { changesIdentity } from './writes.js';
 import { findDeelzaken, findZaakByUuid, selectZaken } from './repository.js';
 import { renderZaak, zaakSummary } from './representation.js';
 import type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions, ZaakService } from '../../plugin-types.js';
@@ -59,8 +60,8 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const uuid = uuidOf(scope, zaak);
       if (!uuid) throw new Error(`zaken.update: ${zaak} is no zaak of this registry`);
       const columns = toColumns(fields);
-      // Nothing is read from its answer: it travels with the next statement, unless a new identificatie's conflict must be told here.
-      await scope.tx('zaak').where({ uuid }).update({ ...columns, updated_at: scope.tx.fn.now() }).options(columns.identificatie === undefined ? DEFERRED_WRITE : {});
+      // Nothing is read from its answer: it travels with the next statement, unless its conflict must be told here.
+      await scope.tx('zaak').where({ uuid }).update({ ...columns, updated_at: scope.tx.fn.now() }).options(changesIdentity(columns) ? {} : DEFERRED_WRITE);
     },
     async close(ctx, { zaak, status, einddatum }) {
       return transition(ctx, 'zaakClosing', { ctx, zaak, status, changes: { einddatum } });

@@ -143,12 +143,15 @@ export async function insertZaakAhead(
   };
 }
 
+/** Whether a zaak's update can conflict with another zaak or a reservation (`uniqueIdentificatie`). */
+export const changesIdentity = (columns: Record<string, unknown>) => columns.identificatie !== undefined || columns.bronorganisatie !== undefined;
+
 export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<string, unknown>): Promise<void> {
   const row = toColumns(data);
   row.updated_at = tx.fn.now();
   try {
-    // Nothing is read from its answer; a new identificatie's conflict must be told as such, here.
-    await tx('zaak').where({ id }).update(row).options(row.identificatie === undefined ? DEFERRED_WRITE : {});
+    // Nothing is read from its answer; a conflict of a new identificatie or bronorganisatie must be told as such, here.
+    await tx('zaak').where({ id }).update(row).options(changesIdentity(row) ? {} : DEFERRED_WRITE);
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
   }
