@@ -13,8 +13,8 @@ const LEASE_MS = 300;
 /** The sink answers this much later: several leases. */
 const SINK_DELAY_MS = 1_500;
 
-/** A webhook sink on 127.0.0.1 that answers 204 after `SINK_DELAY_MS`, counting what it received per delivery id. */
-async function slowSink(): Promise<{ url: string; received: Map<number, number>; server: Server }> {
+/** A webhook sink on 127.0.0.1 that answers 204 after `delayMs`, counting what it received per delivery id. */
+async function slowSink(delayMs = SINK_DELAY_MS): Promise<{ url: string; received: Map<number, number>; server: Server }> {
   const received = new Map<number, number>();
   const server = createServer((req, res) => {
     let body = '';
@@ -22,7 +22,7 @@ async function slowSink(): Promise<{ url: string; received: Map<number, number>;
     req.on('end', () => {
       const { id } = JSON.parse(body) as { id: number };
       received.set(id, (received.get(id) ?? 0) + 1);
-      setTimeout(() => res.writeHead(204).end(), SINK_DELAY_MS);
+      setTimeout(() => res.writeHead(204).end(), delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -30,13 +30,13 @@ async function slowSink(): Promise<{ url: string; received: Map<number, number>;
 }
 
 /** A registry instance on `database` whose dispatcher polls often, with a lease shorter than the sink's answer. */
-async function instance(database: string, sink: string): Promise<Registry> {
+async function instance(database: string, sink: string, warnings: string[] = []): Promise<Registry> {
   return createRegistry({
     storage: await postgresStorage({ connection: database }),
     preset: 'none',
     authorization: 'development',
     catalog: testCatalog(),
-    logger: consoleLogger('silent'),
+    logger: { ...consoleLogger('silent'), warn: (message: string) => void warnings.push(message) },
     outbox: { leaseMs: LEASE_MS, timeoutMs: 10_000, pollIntervalMs: 20, backoffBaseMs: 50, backoffMaxMs: 100 },
     plugins: [
       {
@@ -53,14 +53,19 @@ async function instance(database: string, sink: string): Promise<Registry> {
   });
 }
 
+async function freshDatabase() {
+  const admin = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
+  const name = `zaakregister_lease_${randomBytes(6).toString('hex')}`;
+  await admin.raw('create database ??', [name]);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return { admin, name, url };
+}
+
 describe('outbox leases across two instances on one PostgreSQL database', () => {
   it(`delivers once a delivery slower than its lease (${SINK_DELAY_MS} ms against ${LEASE_MS} ms): the lease is renewed while it runs`, async function () {
     this.timeout(60_000);
-    const admin = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
-    const name = `zaakregister_lease_${randomBytes(6).toString('hex')}`;
-    await admin.raw('create database ??', [name]);
-    const url = new URL(POSTGRES_URL);
-    url.pathname = `/${name}`;
+    const { admin, name, url } = await freshDatabase();
     const sink = await slowSink();
     const instances: Registry[] = [];
     try {
@@ -78,6 +83,35 @@ describe('outbox leases across two instances on one PostgreSQL database', () => 
       assert.deepEqual([...sink.received.values()], [1, 1, 1, 1], `attempts per delivery: ${JSON.stringify([...sink.received])}`);
     } finally {
       for (const registry of instances) await registry.close();
+      sink.server.close();
+      await admin.raw('drop database if exists ?? with (force)', [name]);
+      await admin.destroy();
+    }
+  });
+
+  it('does not report a lease as lost when its delivery was recorded while the lease was renewed', async function () {
+    this.timeout(60_000);
+    const { admin, name, url } = await freshDatabase();
+    // Answered at once: deliveries are recorded (their rows deleted) all the time, renewals run every 100 ms beside them.
+    const sink = await slowSink(0);
+    const warnings: string[] = [];
+    let registry: Registry | undefined;
+    try {
+      registry = await instance(url.toString(), sink.url, warnings);
+      const first = registry;
+      for (let batch = 0; batch < 10; batch++) {
+        await first.services.storage.transaction(async (tx) => {
+          for (let n = 0; n < 50; n++) await first.outbox.enqueue(tx, { kind: KIND, target: `${new URL(sink.url).host}`, payload: { n } });
+        });
+        await sleep(LEASE_MS / 3);
+      }
+      const deadline = Date.now() + 30_000;
+      while ((await first.outbox.counts()).pending > 0 && Date.now() < deadline) await sleep(50);
+      assert.equal((await first.outbox.counts()).pending, 0, 'delivered');
+      assert.equal(sink.received.size, 500);
+      assert.deepEqual(warnings.filter((warning) => warning.includes('lease')), []);
+    } finally {
+      await registry?.close();
       sink.server.close();
       await admin.raw('drop database if exists ?? with (force)', [name]);
       await admin.destroy();

@@ -96,7 +96,8 @@ export class Dispatcher {
     try {
       const kept = await this.store.renew(entries, this.options.leaseMs);
       for (const entry of entries) {
-        if (kept.has(entry.id) || !this.leased.has(entry.id)) continue;
+        // A delivery being recorded had its row deleted meanwhile: delivered, not lost.
+        if (kept.has(entry.id) || !this.leased.has(entry.id) || this.recording.has(entry.id)) continue;
         this.log.warn(`outbox: the lease of delivery ${entry.id} (${entry.kind} to ${entry.target}) ran out before it was renewed; another instance may deliver it`, { id: entry.id });
         this.inFlight.get(entry.id)?.abort.abort(new Error('lease lost'));
       }
