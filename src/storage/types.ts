@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ReplicaRouting } from './replicas.js';
 
 /** A knex migration the registry applies; core and plugin migrations run in registration order. */
 export interface Migration {
@@ -17,7 +18,13 @@ export interface Storage {
   readonly kind: string;
   /** Human-readable location (data directory, `memory`, or the server without its password). */
   readonly description: string;
+  /** The primary: writes, and every read not routed to a replica. */
   readonly knex: Knex;
+  /**
+   * Read replicas (PostgreSQL with `replicas`): where a request's safe reads go (`RequestContext.db`).
+   * Undefined without replicas: everything reads from `knex`.
+   */
+  readonly replicas?: ReplicaRouting;
   /**
    * Applies the migrations that have not run yet. On PostgreSQL, processes that migrate at once
    * take turns (an advisory lock): each waits, then finds the others' migrations applied.
