@@ -102,7 +102,7 @@ export function replicaRouting(options: { primary: Knex; replicas: { name: strin
     try {
       const { rows } = (await withTimeout(
         replica.knex.raw('select pg_last_wal_replay_lsn()::text as replayed, pg_is_in_recovery() as standby'),
-        Math.max(1000, 4 * intervalMs),
+        Math.max(2000, 4 * intervalMs),
       )) as { rows: { replayed: string | null; standby: boolean }[] };
       replica.answeredAt = Date.now();
       replica.down = false;
@@ -133,8 +133,9 @@ export function replicaRouting(options: { primary: Knex; replicas: { name: strin
       // The primary's own trouble shows in readiness; replicas are still polled.
     }
     await Promise.all(replicas.map((replica) => pollReplica(replica, now)));
-    // Positions every replica replayed tell no lag any more (the newest is kept to compare with).
-    const slowest = replicas.reduce<bigint | undefined>((min, r) => (r.down || r.replayed === undefined ? min : min === undefined || r.replayed < min ? r.replayed : min), undefined);
+    // Positions every replica replayed tell no lag any more (the newest is kept to compare with); a
+    // replica that is down keeps its last position, so its lag is measured right when it is back.
+    const slowest = replicas.reduce<bigint | undefined>((min, r) => (r.replayed === undefined ? min : min === undefined || r.replayed < min ? r.replayed : min), undefined);
     while (observed.length > 1 && (observed.length > 10_000 || (slowest !== undefined && observed[0].lsn <= slowest && observed[1].lsn <= slowest))) observed.shift();
   }
 
