@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
 import type { Outbox } from '../outbox/index.js';
-import type { ReplicaRouting } from '../storage/replicas.js';
+import type { ReplicaRouting } from '../storage/types.js';
 import type { RemoteExchange } from '../remote/fetch.js';
 import { scopeOf } from './request-scope.js';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Migration, Storage } from './types.js';
-import type { ReplicaRouting } from './replicas.js';
+import type { ReplicaRouting } from './types.js';
 
 /** Where knex records the applied migrations (readiness compares it with the registered ones). */
 export const MIGRATIONS_TABLE = 'zaakregister_migrations';

@@ -1,44 +1,8 @@
 import type { Knex } from 'knex';
-import type { Logger } from '../log.js';
+import type { ReplicaRouting } from './types.js';
 
 /** Where the WAL position of each client's last write is kept: on the primary, seen by every instance at once. */
 export const CLIENT_POSITION_TABLE = 'zaakregister_client_position';
-
-/** One replica as the registry last saw it (metrics, readiness details). */
-export interface ReplicaState {
-  /** The replica's URL without its password. */
-  readonly name: string;
-  /** Whether safe reads may go to it now: it answered its last poll and lags no more than allowed. */
-  readonly usable: boolean;
-  /** Seconds since the primary wrote WAL the replica has not replayed (0 when it replayed all the primary had at its last poll). */
-  readonly lagSeconds: number;
-  /** Why it is skipped (`down`, `lagging`, `not a standby`); undefined when usable. */
-  readonly skipped?: string;
-  /** Safe reads this instance sent to it. */
-  readonly reads: number;
-}
-
-/**
- * Sends a safe read to a replica when one may serve it, everything else to the primary. Replicas
- * are polled for their replay position; a read of a client goes to a replica only when that
- * replica replayed the client's last write (kept on the primary, so for every instance) and what
- * this instance already showed the client.
- */
-export interface ReplicaRouting {
-  /** The database a safe read by `clientId` reads from: a usable replica that is far enough, else the primary. */
-  reader(clientId: string | undefined): Promise<Knex>;
-  /** Whether `db` is one of the replicas (a read on it may be answered again from the primary). */
-  isReplica(db: Knex): boolean;
-  /** A read on replica `db` failed: the replica is skipped until it answers a poll again. */
-  failed(db: Knex, error: unknown): void;
-  /** After a write by `clientId` committed: its WAL position, for that client's later reads on any instance. Never throws. */
-  written(clientId: string | undefined): Promise<void>;
-  /** Each replica's state; `primaryReads` the safe reads this instance sent to the primary. */
-  state(): { replicas: ReplicaState[]; primaryReads: number };
-  /** Where skipped and recovered replicas are logged (the registry's logger once it runs). */
-  useLog(log: Logger): void;
-  close(): Promise<void>;
-}
 
 interface Replica {
   name: string;
@@ -80,7 +44,7 @@ export function replicaRouting(options: { primary: Knex; replicas: { name: strin
   /** Per client: the position of the newest state this instance showed it (monotonic reads). */
   const seen = new Map<string, bigint>();
   let primaryReads = 0;
-  let log: Logger | undefined;
+  let log: Parameters<ReplicaRouting['useLog']>[0] | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
 
