@@ -204,7 +204,8 @@ function closeOnSignal(registry: Registry, log: Logger): Promise<void> {
 /** `"database"` given as an object: its PostgreSQL server, opened with its options; else undefined (the string is opened as it is). */
 async function configuredServer(config: CliConfig): Promise<Storage | undefined> {
   if (typeof config.database !== 'object') return undefined;
-  return postgresStorage({ connection: config.database.primary, preparedStatements: config.database.preparedStatements });
+  const { primary, preparedStatements, replicas, maxReplicaLagMs } = config.database;
+  return postgresStorage({ connection: primary, preparedStatements, replicas, maxReplicaLagMs });
 }
 
 /** The outbox's dispatcher alone, with the probes and metrics an orchestrator asks for. */

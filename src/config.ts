@@ -56,6 +56,10 @@ export interface PostgresDatabaseSettings {
   primary: string;
   /** false behind PgBouncer in transaction mode without `max_prepared_statements` (see `postgresStorage`). */
   preparedStatements?: boolean;
+  /** postgres:// URLs of streaming replicas of the primary that serve safe reads (see `postgresStorage`). */
+  replicas?: string[];
+  /** A replica further behind the primary than this is skipped (default 1000). */
+  maxReplicaLagMs?: number;
 }
 
 export const DEFAULT_DATABASE = '.zaakregister-data';
@@ -122,6 +126,11 @@ export function configProblems(config: unknown, { serving = true } = {}): Settin
   const database = isRecord(given) ? given.primary : given;
   const databaseProblem = typeof database === 'string' && database ? databaseStringProblem(database) : undefined;
   if (databaseProblem) problems.push({ path: isRecord(given) ? '/database/primary' : '/database', message: databaseProblem });
+  const replicas = isRecord(given) && Array.isArray(given.replicas) ? given.replicas : [];
+  replicas.forEach((replica, i) => {
+    const replicaProblem = typeof replica === 'string' && replica ? databaseStringProblem(replica) : undefined;
+    if (replicaProblem) problems.push({ path: `/database/replicas/${i}`, message: replicaProblem });
+  });
   problems.push(...configFileProblems(config));
   // The applications are checked by both (the schema and the application rules): report each problem once.
   return [...new Map(problems.map((problem) => [`${problem.path}\0${problem.message}`, problem])).values()];

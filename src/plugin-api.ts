@@ -42,7 +42,7 @@ export { closest, closestOperation } from './suggest.js';
 export { reportCsv } from './migration/verify.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';
-export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions } from './storage/index.js';
+export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions, type ReplicaRouting, type ReplicaState } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';
 export type { CatalogClient, CatalogObject, ZaakType, StatusType, CatalogKind } from './catalog/types.js';

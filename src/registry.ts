@@ -44,6 +44,7 @@ import { startCountFolding } from './resources/zaak/count-folding.js';
 import { coreMigrations } from './storage/migrations/index.js';
 import { loggingProgress } from './storage/migration-progress.js';
 import { handOver } from './storage/handover.js';
+import { replicaDetail } from './storage/replicas.js';
 import type { Storage } from './storage/types.js';
 
 /** The Zaken API version this registry implements; `info.version` and the `API-Version` header. */
@@ -227,7 +228,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
   const baseUrl = options.baseUrl?.replace(/\/+$/, '');
   const storage = await handedOver.open();
   const untraceQueries = traceQueries(storage.knex);
-  const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox });
+  const metrics = registryMetrics({ knex: storage.knex, outbox: () => outbox.outbox, replicas: storage.replicas });
+  storage.replicas?.useLog(log);
   // Every remote client of the registry and its plugins reports to the metrics.
   const meteredClient = (clientOptions: RemoteOptions) =>
     remoteClient({
@@ -245,7 +247,8 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Reg
     migrations: [...coreMigrations],
     fragments: [zaakOpenApi, zaaknummerOpenApi, ...records.fragments, audittrailOpenApi],
     deliveryHandlers: new Map(),
-    readinessDetails: new Map(),
+    // Replicas never make the registry unready (reads fall back to the primary): they are a detail.
+    readinessDetails: new Map(storage.replicas ? [['replicas', () => replicaDetail(storage.replicas!)]] : []),
     versions: [{ version: options.info?.version ?? ZAKEN_API_VERSION }],
     assembling: true,
     counter: (counterOptions) => metrics.counter(counterOptions),

@@ -4,7 +4,8 @@
  * publishes notifications there (an outbox row per change, delivered after commit; with
  * `OUTBOX_DISPATCH=false` only enqueued, as by an API instance beside `zaakregister deliver`
  * workers). With `PREPARED_STATEMENTS=false` it prepares no statement (behind PgBouncer in
- * transaction mode). It prints `ready <port>`.
+ * transaction mode). With `REPLICAS` (postgres:// URLs, comma-separated) safe reads go to those
+ * streaming replicas. It prints `ready <port>`.
  */
 import type { AddressInfo } from 'node:net';
 import { consoleLogger, createRegistry, handelingen, notifications, postgresStorage, staticAuthorizations, staticCatalog } from '../../src/index.js';
@@ -12,8 +13,10 @@ import { APPLICATIONS, CLIENTS, SECRET, benchCatalog } from './world.js';
 
 const notificaties = process.env.NOTIFICATIES_URL;
 
+const replicas = process.env.REPLICAS ? process.env.REPLICAS.split(',') : undefined;
+const prepared = process.env.PREPARED_STATEMENTS !== 'false';
 const registry = await createRegistry({
-  storage: process.env.PREPARED_STATEMENTS === 'false' ? await postgresStorage({ connection: process.env.DATABASE!, preparedStatements: false }) : process.env.DATABASE!,
+  storage: !prepared || replicas ? await postgresStorage({ connection: process.env.DATABASE!, preparedStatements: prepared, replicas }) : process.env.DATABASE!,
   catalog: staticCatalog(benchCatalog()),
   authorization: { clients: CLIENTS, source: staticAuthorizations(APPLICATIONS), maxAgeSeconds: 24 * 3600 },
   logger: consoleLogger('warn'),

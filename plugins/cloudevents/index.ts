@@ -174,7 +174,7 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
       if (rows.length) await services.outbox.enqueue(change.tx, rows);
     },
     // Only with the option: without it, zaken are shown without a query of this plugin.
-    ...(laatstGeopend ? { representZaken: (zaken, scope) => representLaatst(scope.tx ?? services.storage.knex, zaken) } : {}),
+    ...(laatstGeopend ? { representZaken: (zaken, scope) => representLaatst(scope.tx ?? scope.db ?? services.storage.knex, zaken) } : {}),
   };
   return plugin;
 }

@@ -157,7 +157,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
     const bboxCrs = typeof ctx.query['bbox-crs'] === 'string' ? crsParameter('bbox-crs', ctx.query['bbox-crs']) : CRS84;
     if (typeof ctx.query.bbox !== 'string') return;
     const boxes = parseBbox(ctx.query.bbox, bboxCrs);
-    inBbox.set(ctx, await zakenInBbox(ctx.registry.storage.knex, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
+    inBbox.set(ctx, await zakenInBbox(ctx.db, { boxes, crs: bboxCrs, storageCrs, maxCandidates }));
   };
 
   /** The RD copy of a stored geometry; null outside RD's area (answers in RD then refuse it, as without copies). */
@@ -174,7 +174,7 @@ export function geoCrs(options: GeoCrsOptions = {}): Plugin {
   const fromRdCopies = async (ctx: RequestContext, zaken: Record<string, unknown>[]): Promise<(Geometry | null)[]> => {
     const uuids = zaken.filter((zaak) => zaak.zaakgeometrie).map((zaak) => String(zaak.uuid));
     const rows = uuids.length
-      ? ((await ctx.registry.storage.knex('zaak').whereRaw('uuid = any(?::uuid[])', [`{${uuids.join(',')}}`]).select('uuid', 'zaakgeometrie_rd')) as { uuid: string; zaakgeometrie_rd: Geometry | null }[])
+      ? ((await ctx.db('zaak').whereRaw('uuid = any(?::uuid[])', [`{${uuids.join(',')}}`]).select('uuid', 'zaakgeometrie_rd')) as { uuid: string; zaakgeometrie_rd: Geometry | null }[])
       : [];
     const copies = new Map(rows.map((row) => [row.uuid, row.zaakgeometrie_rd]));
     return zaken.map((zaak) => copies.get(String(zaak.uuid)) ?? inCrs((zaak.zaakgeometrie as Geometry | null) ?? null, storageCrs, RD_NEW));

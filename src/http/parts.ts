@@ -52,6 +52,7 @@ export function operationRunner(operations: () => readonly Operation[], host: Pl
         query: {},
         principal: parent.principal,
         tx,
+        db: tx,
         response: { status: 200, headers: {} },
         partOf: parent,
       };

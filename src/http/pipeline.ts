@@ -164,8 +164,16 @@ function requestContext(req: Request, operation: Operation, services: RegistrySe
     baseUrl: apiBaseUrl(req, served),
     params: { ...req.params } as Record<string, string>,
     query: {},
+    db: services.storage.knex,
     response: { status: 200, headers: {} },
   };
+}
+
+/** What a read left on the context, cleared before it is read again from the primary. */
+function restartRead(ctx: RequestContext, primary: RequestContext['db']): void {
+  ctx.db = primary;
+  ctx.zaak = ctx.zaakRevision = ctx.current = ctx.zaakAttributes = undefined;
+  ctx.response = { status: 200, headers: {} };
 }
 
 /** Last in the router: an error no operation answered becomes problem+json, through the `onResponse` hooks. */
@@ -199,6 +207,70 @@ export function operationHandler(operation: Operation, host: PluginHost, service
     const scope = scopeOf(req);
     if (scope) Object.assign(scope, { operation: operation.id, route: operation.path });
     const ctx = requestContext(req, operation, services, served);
+    const { replicas } = services.storage;
+
+    /** From `load` to `preHandler`: the operation's reads and authorization; a response when a hook answered early. */
+    async function authorizeRequest(): Promise<ResponseState | undefined> {
+      await operation.load?.(ctx);
+      checkScopes(operation, ctx);
+      await operation.prepare?.(ctx);
+      if (operation.write) ctx.data ??= { ...ctx.body };
+      const authorized = host.run('authorize', ctx);
+      if (authorized) await authorized;
+      const answered = host.preHandler(ctx);
+      return isPending(answered) ? await answered : answered;
+    }
+
+    async function represent(): Promise<void> {
+      if (ctx.response.body === undefined) return;
+      const represented = operation.represent?.(ctx);
+      if (represented) await represented;
+      const body = host.serialize(ctx.response.body, ctx);
+      ctx.response.body = isPending(body) ? await body : body;
+    }
+
+    async function read(): Promise<void> {
+      let early = await authorizeRequest();
+      // A tag the replica does not confirm may be newer than the replica: only the primary can tell.
+      if (!early && replicas?.isReplica(ctx.db) && req.headers['if-none-match']) {
+        restartRead(ctx, services.storage.knex);
+        early = await authorizeRequest();
+      }
+      if (early) {
+        ctx.response = early;
+        return;
+      }
+      await operation.execute(ctx);
+      await represent();
+    }
+
+    async function write(): Promise<void> {
+      const early = await authorizeRequest();
+      if (early) {
+        ctx.response = early;
+        return;
+      }
+      await validateWrite(operation, host, ctx);
+      await services.storage.transaction(async (tx) => {
+        ctx.tx = tx;
+        if (operation.lock) {
+          // Authorized again on the locked rows: what `load` read may have changed since.
+          await operation.lock(ctx);
+          checkScopes(operation, ctx);
+          await host.run('authorize', ctx);
+        }
+        await host.run('beforeWrite', ctx);
+        await operation.execute(ctx);
+        await host.run('afterWrite', ctx);
+      });
+      ctx.tx = undefined;
+      // Before the answer: the client's next read, on any instance, waits for a replica that has this write.
+      await replicas?.written(ctx.principal?.clientId);
+      await host.run('afterCommit', ctx);
+      for (const part of requestParts.get(ctx) ?? []) await host.run('afterCommit', part);
+      await represent();
+    }
+
     try {
       // `uuid`, `zaak_uuid`, ...: a malformed identifier names nothing, so 404 before any query.
       for (const [name, value] of Object.entries(ctx.params)) {
@@ -219,41 +291,19 @@ export function operationHandler(operation: Operation, host: PluginHost, service
       }
       ctx.query = parseQuery(operation, req);
       ctx.body = parseBody(operation, req.body, services.strictNulls);
-      await operation.load?.(ctx);
-      checkScopes(operation, ctx);
-      await operation.prepare?.(ctx);
-      if (operation.write) ctx.data ??= { ...ctx.body };
-      const authorized = host.run('authorize', ctx);
-      if (authorized) await authorized;
-      const answered = host.preHandler(ctx);
-      const early = isPending(answered) ? await answered : answered;
-      if (early) ctx.response = early;
-      else if (operation.write) {
-        await validateWrite(operation, host, ctx);
-        await services.storage.transaction(async (tx) => {
-          ctx.tx = tx;
-          if (operation.lock) {
-            // Authorized again on the locked rows: what `load` read may have changed since.
-            await operation.lock(ctx);
-            checkScopes(operation, ctx);
-            await host.run('authorize', ctx);
-          }
-          await host.run('beforeWrite', ctx);
-          await operation.execute(ctx);
-          await host.run('afterWrite', ctx);
-        });
-        ctx.tx = undefined;
-        await host.run('afterCommit', ctx);
-        for (const part of requestParts.get(ctx) ?? []) await host.run('afterCommit', part);
-      } else {
-        await operation.execute(ctx);
-      }
-      if (!early && ctx.response.body !== undefined) {
-        const represented = operation.represent?.(ctx);
-        if (represented) await represented;
-        const body = host.serialize(ctx.response.body, ctx);
-        ctx.response.body = isPending(body) ? await body : body;
-      }
+      if (operation.write) await write();
+      else if (replicas) {
+        ctx.db = await replicas.reader(ctx.principal?.clientId);
+        try {
+          await read();
+        } catch (error) {
+          // A replica that failed (down, cancelled by recovery) costs the client nothing: the primary answers.
+          if (!replicas.isReplica(ctx.db) || error instanceof ProblemError) throw error;
+          replicas.failed(ctx.db, error);
+          restartRead(ctx, services.storage.knex);
+          await read();
+        }
+      } else await read();
     } catch (error) {
       ctx.tx = undefined;
       ctx.error = error;

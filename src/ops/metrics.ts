@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
 import type { Outbox } from '../outbox/index.js';
+import type { ReplicaRouting } from '../storage/types.js';
 import type { RemoteExchange } from '../remote/fetch.js';
 import { scopeOf } from './request-scope.js';
 
@@ -18,7 +19,7 @@ interface PoolCounts {
  * A registry's Prometheus metrics, in a prom-client registry of its own (two registries in one
  * process do not collide). Every label is bounded: operation ids, status classes, allowed hosts.
  */
-export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
+export function registryMetrics(options: { knex: Knex; outbox: () => Outbox; replicas?: ReplicaRouting }) {
   const register = new PromRegistry();
   collectDefaultMetrics({ register });
   const requestDuration = new Histogram({
@@ -85,6 +86,7 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
       this.set({ state: 'waiting' }, pool()?.numPendingAcquires() ?? 0);
     },
   });
+  if (options.replicas) replicaMetrics(register, options.replicas);
 
   return {
     register,
@@ -127,6 +129,40 @@ export function registryMetrics(options: { knex: Knex; outbox: () => Outbox }) {
       );
     }) as RequestHandler,
   };
+}
+
+/** Per read replica: its lag, whether reads go to it, and where this instance sent its safe reads. */
+function replicaMetrics(register: PromRegistry, replicas: ReplicaRouting): void {
+  new Gauge({
+    name: 'zaakregister_db_replica_lag_seconds',
+    help: 'Seconds since the primary wrote WAL the replica has not replayed (at its last poll)',
+    labelNames: ['replica'],
+    registers: [register],
+    collect() {
+      for (const replica of replicas.state().replicas) this.set({ replica: replica.name }, replica.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'zaakregister_db_replica_usable',
+    help: 'Whether safe reads may go to the replica (1) or it is skipped (0: down, lagging)',
+    labelNames: ['replica'],
+    registers: [register],
+    collect() {
+      for (const replica of replicas.state().replicas) this.set({ replica: replica.name }, replica.usable ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'zaakregister_db_reads_total',
+    help: 'Safe reads by where this instance sent them: the primary or a replica',
+    labelNames: ['target'],
+    registers: [register],
+    collect() {
+      const state = replicas.state();
+      this.reset();
+      this.inc({ target: 'primary' }, state.primaryReads);
+      for (const replica of state.replicas) this.inc({ target: replica.name }, replica.reads);
+    },
+  });
 }
 
 export type RegistryMetrics = ReturnType<typeof registryMetrics>;

@@ -175,7 +175,7 @@ export interface ZaakHooks {
    * looks: it gets the zaken of every answer and read at once (a detail, the items of a list page and
    * of `_zoek`, the answer to a write, the zaken `expand` embeds, `services.zaken.find` with relations
    * and `services.zaken.list`) and changes them in place: add, replace or remove fields. Load what a
-   * page needs in one query (`scope.tx ?? storage.knex`); in a request `scope` is its `RequestContext`.
+   * page needs in one query (`scope.tx ?? scope.db ?? storage.knex`); in a request `scope` is its `RequestContext`.
    * The zaken may be copy-on-write views of stored renderings: set their fields freely, replace
    * (never change in place) their nested values. A shaped zaak is serialized anew; an answer is
    * remembered (ETag, 304) per zaak revision, so shape from the zaak and data that changes with it.

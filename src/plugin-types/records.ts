@@ -35,6 +35,8 @@ export type ChangeAction = 'create' | 'update' | 'partial_update' | 'destroy';
 export interface ZaakScope {
   readonly baseUrl: string;
   readonly tx?: Knex.Transaction;
+  /** Where reads go outside a transaction (a request's `ctx.db`); default the primary. */
+  readonly db?: Knex;
 }
 
 /** A service-layer write: in the caller's transaction (or one of its own), recorded in the audit trail as `actor`. */

@@ -242,6 +242,14 @@ export interface RequestContext {
   result?: Record<string, unknown>;
   /** The open transaction, during `beforeWrite`, the storage write and `afterWrite`. */
   tx?: Knex.Transaction;
+  /**
+   * Where this request reads: for a safe read (an operation that does not write) a read replica when
+   * one has replayed this client's last write and is within `maxReplicaLagMs`, else the primary
+   * (`registry.storage.knex`); the transaction for a part of a request. Chosen once the client is
+   * known; a read that fails on a replica, or a conditional one (`If-None-Match`) not answered 304
+   * there, runs again on the primary. Read with it what the answer shows; write never with it.
+   */
+  db: Knex;
   response: ResponseState;
   /** The error being answered, during `onResponse` of a failed request. */
   error?: unknown;

@@ -8,6 +8,7 @@ export { databaseStringProblem, isDatabaseDirectory } from './database-string.js
 export { pgliteStorage, type PgliteOptions } from './pglite.js';
 export { DatabaseConnectionError, postgresStorage, type PostgresOptions } from './postgres.js';
 export type { Migration, Storage } from './types.js';
+export type { ReplicaRouting, ReplicaState } from './types.js';
 
 /** The adapters, chosen by the form of the `--database` value (knex-style small frozen map). */
 const adapters = Object.freeze({

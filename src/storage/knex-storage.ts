@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Migration, Storage } from './types.js';
+import type { ReplicaRouting } from './types.js';
 
 /** Where knex records the applied migrations (readiness compares it with the registered ones). */
 export const MIGRATIONS_TABLE = 'zaakregister_migrations';
@@ -9,6 +10,7 @@ export function knexStorage(options: {
   kind: string;
   description: string;
   knex: Knex;
+  replicas?: ReplicaRouting;
   onClose?: () => Promise<void>;
   /** Holds off other processes while the migrations run (PostgreSQL); PGlite has one process. */
   exclusively?: <T>(work: () => Promise<T>, onWait?: () => void) => Promise<T>;
@@ -18,6 +20,7 @@ export function knexStorage(options: {
     kind: options.kind,
     description: options.description,
     knex,
+    ...(options.replicas ? { replicas: options.replicas } : {}),
     async migrate(migrations, progress) {
       const byName = new Map(migrations.map((m) => [m.name, m]));
       const source: Knex.MigrationSource<Migration> = {

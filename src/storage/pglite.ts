@@ -41,7 +41,9 @@ function dataDirProblems(dataDir: unknown): { path: string; message: string }[] 
  * guarded by a lock so a second process cannot open (and corrupt) it.
  */
 export async function pgliteStorage(options: PgliteOptions): Promise<Storage> {
-  checkOptions('pgliteStorage', pgliteOptionsSchema, options, dataDirProblems(options?.dataDir));
+  // PGlite is one process's database: nothing streams from it, so it has no replicas to read from.
+  const replicas = options && 'replicas' in options ? [{ path: '/replicas', message: 'needs a PostgreSQL primary: read replicas are streaming replicas of a server (postgresStorage)' }] : [];
+  checkOptions('pgliteStorage', pgliteOptionsSchema, options, [...dataDirProblems(options?.dataDir), ...replicas]);
   const inMemory = options.dataDir === 'memory';
   const dataDir = inMemory ? undefined : path.resolve(options.dataDir);
   const release = dataDir ? await lockDataDirectory(dataDir) : undefined;

@@ -7,6 +7,7 @@ import { checkOptions } from '../options.js';
 import { databaseStringProblem } from './database-string.js';
 import { withMigrationLock } from './migration-lock.js';
 import type { Storage } from './types.js';
+import { replicaRouting } from './replicas.js';
 
 export interface PostgresOptions {
   /** A `postgres://` URL or a pg connection object. */
@@ -18,6 +19,13 @@ export interface PostgresOptions {
    * PgBouncer in transaction mode before 1.21, or with `max_prepared_statements = 0`.
    */
   preparedStatements?: boolean;
+  /**
+   * Streaming replicas of `connection` (URLs or pg connection objects) for safe reads: lists,
+   * details, `_zoek`, the audit trail. A client always reads its own writes; see `maxReplicaLagMs`.
+   */
+  replicas?: (string | Record<string, unknown>)[];
+  /** A replica further behind the primary than this is skipped (default 1000). */
+  maxReplicaLagMs?: number;
 }
 
 /** The options' JSON Schema, checked when the storage is opened. */
@@ -40,6 +48,12 @@ export const postgresOptionsSchema: JsonSchema = {
       type: 'boolean',
       description: 'Prepare frequent statements once per connection (default true); false behind PgBouncer in transaction mode without max_prepared_statements (before 1.21).',
     },
+    replicas: {
+      type: 'array',
+      items: { type: ['string', 'object'], minLength: 1 },
+      description: 'Streaming replicas (postgres:// URLs or pg connection objects) that serve safe reads.',
+    },
+    maxReplicaLagMs: { type: 'integer', minimum: 1, description: 'A replica further behind the primary than this is skipped (default 1000).' },
   },
 };
 
@@ -48,13 +62,41 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
   const given = options?.connection;
   // A URL of another scheme (`postgress://`) is a typo; pg would take it for the local defaults.
   const problem = typeof given === 'string' && given ? databaseStringProblem(given) : undefined;
-  checkOptions('postgresStorage', postgresOptionsSchema, options, problem ? [{ path: '/connection', message: problem }] : []);
-  const connection =
-    typeof options.connection === 'string'
-      ? { connectionString: options.connection, types: registryTypes }
-      : { ...options.connection, types: registryTypes };
+  const replicaProblems = (Array.isArray(options?.replicas) ? options.replicas : []).flatMap((replica, i) => {
+    const found = typeof replica === 'string' && replica ? databaseStringProblem(replica) : undefined;
+    return found ? [{ path: `/replicas/${i}`, message: found }] : [];
+  });
+  checkOptions('postgresStorage', postgresOptionsSchema, options, [...(problem ? [{ path: '/connection', message: problem }] : []), ...replicaProblems]);
+  const knex = openPool(options.connection, options);
+  try {
+    await knex.raw('select 1');
+  } catch (error) {
+    await knex.destroy();
+    throw new DatabaseConnectionError(describe(options.connection), connectionFailure(error, options.connection), error);
+  }
+  // A replica that is down when the registry starts is skipped until it answers: it is not checked here.
+  const replicas = options.replicas?.length
+    ? replicaRouting({
+        primary: knex,
+        replicas: options.replicas.map((replica) => ({ name: describe(replica), knex: openPool(replica, options) })),
+        maxLagMs: options.maxReplicaLagMs ?? 1000,
+      })
+    : undefined;
+  return knexStorage({
+    kind: 'postgres',
+    description: describe(options.connection),
+    knex,
+    replicas,
+    exclusively: (work, onWait) => withMigrationLock(knex, work, onWait),
+    onClose: replicas && (() => replicas.close()),
+  });
+}
+
+/** A pool on one server, its connections set up as the registry talks (types, statement batching). */
+function openPool(given: PostgresOptions['connection'], options: PostgresOptions) {
+  const connection = typeof given === 'string' ? { connectionString: given, types: registryTypes } : { ...given, types: registryTypes };
   // A host that drops packets fails the first connection in 10 s instead of hanging on.
-  const knex = knexFactory({
+  return knexFactory({
     client: 'pg',
     connection: { connectionTimeoutMillis: 10_000, ...connection },
     pool: {
@@ -69,13 +111,6 @@ export async function postgresStorage(options: PostgresOptions): Promise<Storage
     // knex would print every failed acquire with a stack on stderr; each failure reaches the caller as an error already.
     log: { warn: ignore, error: ignore, debug: ignore, deprecate: ignore },
   });
-  try {
-    await knex.raw('select 1');
-  } catch (error) {
-    await knex.destroy();
-    throw new DatabaseConnectionError(describe(options.connection), connectionFailure(error, options.connection), error);
-  }
-  return knexStorage({ kind: 'postgres', description: describe(options.connection), knex, exclusively: (work, onWait) => withMigrationLock(knex, work, onWait) });
 }
 
 function ignore(): void {}

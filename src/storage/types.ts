@@ -17,7 +17,13 @@ export interface Storage {
   readonly kind: string;
   /** Human-readable location (data directory, `memory`, or the server without its password). */
   readonly description: string;
+  /** The primary: writes, and every read not routed to a replica. */
   readonly knex: Knex;
+  /**
+   * Read replicas (PostgreSQL with `replicas`): where a request's safe reads go (`RequestContext.db`).
+   * Undefined without replicas: everything reads from `knex`.
+   */
+  readonly replicas?: ReplicaRouting;
   /**
    * Applies the migrations that have not run yet. On PostgreSQL, processes that migrate at once
    * take turns (an advisory lock): each waits, then finds the others' migrations applied.
@@ -26,6 +32,42 @@ export interface Storage {
   migrate(migrations: readonly Migration[], progress?: { onWait?: () => void }): Promise<string[]>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Knex.Transaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** One replica as the registry last saw it (metrics, readiness details). */
+export interface ReplicaState {
+  /** The replica's URL without its password. */
+  readonly name: string;
+  /** Whether safe reads may go to it now: it answered its last poll and lags no more than allowed. */
+  readonly usable: boolean;
+  /** Seconds since the primary wrote WAL the replica has not replayed (0 when it replayed all the primary had at its last poll). */
+  readonly lagSeconds: number;
+  /** Why it is skipped (`down`, `lagging`, `not a standby`); undefined when usable. */
+  readonly skipped?: string;
+  /** Safe reads this instance sent to it. */
+  readonly reads: number;
+}
+
+/**
+ * Sends a safe read to a replica when one may serve it, everything else to the primary. Replicas
+ * are polled for their replay position; a read of a client goes to a replica only when that
+ * replica replayed the client's last write (kept on the primary, so for every instance) and what
+ * this instance already showed the client.
+ */
+export interface ReplicaRouting {
+  /** The database a safe read by `clientId` reads from: a usable replica that is far enough, else the primary. */
+  reader(clientId: string | undefined): Promise<Knex>;
+  /** Whether `db` is one of the replicas (a read on it may be answered again from the primary). */
+  isReplica(db: Knex): boolean;
+  /** A read on replica `db` failed: the replica is skipped until it answers a poll again. */
+  failed(db: Knex, error: unknown): void;
+  /** After a write by `clientId` committed: its WAL position, for that client's later reads on any instance. Never throws. */
+  written(clientId: string | undefined): Promise<void>;
+  /** Each replica's state; `primaryReads` the safe reads this instance sent to the primary. */
+  state(): { replicas: ReplicaState[]; primaryReads: number };
+  /** Where skipped and recovered replicas are logged (the registry's logger once it runs). */
+  useLog(log: { info(message: string, details?: Record<string, unknown>): void; warn(message: string, details?: Record<string, unknown>): void; error(message: string, details?: Record<string, unknown>): void }): void;
   close(): Promise<void>;
 }
 

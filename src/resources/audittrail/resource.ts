@@ -35,7 +35,7 @@ export function renderAuditRow(row: Record<string, unknown>): Record<string, unk
 
 /** The zaak of the path, or 404; authorization is decided on it. */
 async function loadZaak(ctx: RequestContext): Promise<number> {
-  const zaak = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.zaak_uuid);
+  const zaak = await findZaakByUuid(ctx.db, ctx.params.zaak_uuid);
   if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
   return zaak.id;
@@ -60,7 +60,7 @@ export function audittrailOperations(): CoreOperation[] {
       action: 'list',
       load: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
       async execute(ctx) {
-        const rows = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).orderBy('id');
+        const rows = await trail(ctx.db, zaakIds.get(ctx)!).orderBy('id');
         ctx.response.body = rows.map(renderAuditRow);
       },
       openapi: { summary: 'Alle audit trail regels behorend bij de ZAAK.', tags: ['zaken'], successStatus: 200, responseSchema: { type: 'array', items: ref } },
@@ -73,7 +73,7 @@ export function audittrailOperations(): CoreOperation[] {
       action: 'retrieve',
       load: async (ctx) => void zaakIds.set(ctx, await loadZaak(ctx)),
       async execute(ctx) {
-        const row = await trail(ctx.registry.storage.knex, zaakIds.get(ctx)!).where({ uuid: ctx.params.uuid }).first();
+        const row = await trail(ctx.db, zaakIds.get(ctx)!).where({ uuid: ctx.params.uuid }).first();
         if (!row) throw new ProblemError('not_found', { detail: 'Audit trail regel niet gevonden.' });
         ctx.response.body = renderAuditRow(row);
       },

@@ -38,7 +38,7 @@ const COUNTED_FILTERS = new Set(['zaaktype', 'zaaktype__in']);
  * the zaak table alone (no joins), which the filters' indexes can answer.
  */
 function countQuery(ctx: RequestContext, filters: ZaakFilter[], values: Record<string, unknown>): Knex.QueryBuilder {
-  const db = ctx.registry.storage.knex;
+  const db = ctx.db;
   const applied = filters.filter((filter) => values[filter.name] !== undefined);
   const counted = applied.every((filter) => COUNTED_FILTERS.has(filter.name));
   const query = counted ? db('zaak_count as zaak') : db('zaak');
@@ -114,7 +114,7 @@ function keysById(db: Knex, pageIds: Knex.QueryBuilder, distinct: boolean): Knex
 }
 
 export async function listPage(ctx: RequestContext, rendered: Rendered, listFilters: ZaakFilter[], listValues: Record<string, unknown>): Promise<void> {
-  const db = ctx.registry.storage.knex;
+  const db = ctx.db;
   const added = parameterFilters(ctx);
   const filters = [...listFilters, ...added];
   const values = { ...listValues, ...Object.fromEntries(added.map((filter) => [filter.name, ctx.query[filter.name]])) };

@@ -18,7 +18,7 @@ export const loadedRenderings = new WeakMap<RequestContext, Rendering>();
  * a zaak this instance has no rendering of.
  */
 async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRow> {
-  const row = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.uuid, { relations });
+  const row = await findZaakByUuid(ctx.db, ctx.params.uuid, { relations });
   if (!row) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
   ctx.zaak = zaakSummary(row, ctx.baseUrl);
   ctx.zaakRevision = row.revision == null ? undefined : String(row.revision);
@@ -37,7 +37,7 @@ async function loadZaak(ctx: RequestContext, relations: boolean): Promise<ZaakRo
 export async function loadForRead(ctx: RequestContext, { renderings, ids }: Rendered): Promise<void> {
   const id = ids.get(ctx.params.uuid);
   if (id !== undefined && renderings.has(renderingKey(ctx.baseUrl, id))) {
-    const found = await findZaakKey(ctx.registry.storage.knex, ctx.params.uuid);
+    const found = await findZaakKey(ctx.db, ctx.params.uuid);
     if (!found) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
     // The id the database answers, not the hint's: the rendering must be of this row.
     const rendering = found.revision == null ? undefined : renderings.get(renderingKey(ctx.baseUrl, found.id), String(found.revision));

@@ -149,7 +149,7 @@ export function zaakOperations(
       async execute(ctx) {
         const held = loadedRenderings.get(ctx);
         const row = loadedRows.get(ctx)!;
-        const [zaak] = held ? [handOut(held)] : await renderedZaken(ctx.registry.storage.knex, rendered, ctx, [row], [row]);
+        const [zaak] = held ? [handOut(held)] : await renderedZaken(ctx.db, rendered, ctx, [row], [row]);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.current = zaak;
         ctx.response.body = zaak;

@@ -18,7 +18,7 @@ export type { AccessLimitOptions, ZaakScope, RecordWriteOptions, FindZaakOptions
 
 export function zaakService(storage: Storage, host: PluginHost, records: ZaakRecordResources, registry: () => RegistryServices): ZaakService {
   const { listers, writers } = records;
-  const db = (scope: ZaakScope) => scope.tx ?? storage.knex;
+  const db = (scope: ZaakScope) => scope.tx ?? scope.db ?? storage.knex;
   /** Runs a record write in the scope's transaction, or in one of its own. */
   const write = <T>(scope: RecordWriteOptions, kind: ZaakRecordKind, work: (writer: RecordWriter, writeScope: RecordWriteScope) => Promise<T>) => {
     const writer = writers.get(kind);

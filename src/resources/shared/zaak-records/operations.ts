@@ -42,12 +42,12 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       queryParameters: [...filters, ...(def.paginated ? paginationParameters : [])],
       async load(ctx) {
         if (!nested) return;
-        const zaak = await findZaakByUuid(ctx.registry.storage.knex, ctx.params.zaak_uuid);
+        const zaak = await findZaakByUuid(ctx.db, ctx.params.zaak_uuid);
         if (!zaak) throw new ProblemError('not_found', { detail: 'Zaak niet gevonden.' });
         ctx.zaak = zaakSummary(zaak, ctx.baseUrl);
       },
       async execute(ctx) {
-        const db = ctx.registry.storage.knex;
+        const db = ctx.db;
         const base = db(def.table).join('zaak', 'zaak.id', `${def.table}.zaak_id`);
         if (nested) base.where('zaak.uuid', ctx.params.zaak_uuid);
         for (const filter of filters) if (ctx.query[filter.name] !== undefined) filter.apply(base, ctx.query[filter.name], ctx);
@@ -111,7 +111,7 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
       action: 'retrieve',
       load: async (ctx) => void (await loadCurrent(ctx, { render: false })),
       async execute(ctx) {
-        ctx.current = (await render(ctx.registry.storage.knex, [requestState.get(ctx)!.row!], ctx.baseUrl))[0];
+        ctx.current = (await render(ctx.db, [requestState.get(ctx)!.row!], ctx.baseUrl))[0];
         ctx.response.body = ctx.current;
       },
       openapi: { summary: `Een specifieke ${def.label} opvragen.`, tags: [def.tag], successStatus: 200, responseSchema: ref, head: has('headers') },

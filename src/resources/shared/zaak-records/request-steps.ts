@@ -25,7 +25,7 @@ export function requestSteps(kind: RecordKind) {
    * record after it: what is rendered is never older than the revision a cache remembers it by.
    */
   async function loadCurrent(ctx: RequestContext, options: { render: boolean } = { render: true }): Promise<RecordRow> {
-    const db = ctx.registry.storage.knex;
+    const db = ctx.db;
     const owner = db(def.table).where(`${def.table}.uuid`, ctx.params.uuid).select(`${def.table}.zaak_id`);
     let zaak: ZaakRow | undefined;
     let row: RecordRow | undefined;
