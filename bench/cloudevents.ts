@@ -7,10 +7,11 @@
  *  - drain: a backlog of N deliveries (classic notifications, or CloudEvents to one webhook)
  *    delivered by one dispatcher to a stand-in on 127.0.0.1 that answers at once.
  *
- *   npx tsx bench/cloudevents.ts [backlog] [seconds] [postgres-url]
+ *   npx tsx bench/cloudevents.ts [backlog] [seconds] [postgres-url]      (BENCH_ROUNDS=5: more rounds)
  *
- * Every figure is measured in rounds, each setup first in every other round, and the median
- * round reported. Prints Markdown tables. Not part of `npm test`.
+ * Every figure is measured in rounds (3 unless BENCH_ROUNDS says), each setup first in every other
+ * round, and the median round reported. Beside the writes' rate, the CPU time this process (registry
+ * and load driver) spent per pair: steadier than the rate on a machine shared with other work. Prints Markdown tables. Not part of `npm test`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,7 @@ import { cloudevents, consoleLogger, createRegistry, notifications, postgresStor
 const BACKLOG = Number(process.argv[2] ?? 10_000);
 const SECONDS = Number(process.argv[3] ?? 5);
 const ADMIN_URL = process.argv[4] ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 8;
 const RSIN = '517439943';
 const CATALOGUS = 'http://catalogus.bench/catalogi/api/v1';
@@ -68,7 +69,7 @@ async function registry(setup: Setup, dispatch: boolean, connection?: string): P
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Pairs of POST /zaken + POST /statussen per second, `CONNECTIONS` loops for `SECONDS`. */
-async function writes(r: Registry): Promise<number> {
+async function writes(r: Registry): Promise<{ rate: number; cpuMsPerPair: number }> {
   const server = await r.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/zaken/api/v1`;
   const post = async (path: string, body: unknown) => {
@@ -83,6 +84,7 @@ async function writes(r: Registry): Promise<number> {
   };
   const run = async (seconds: number) => {
     let done = 0;
+    const cpuBefore = process.cpuUsage();
     const until = performance.now() + seconds * 1000;
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < until) {
@@ -90,7 +92,8 @@ async function writes(r: Registry): Promise<number> {
         done++;
       }
     }));
-    return done / seconds;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { rate: done / seconds, cpuMsPerPair: (cpu.user + cpu.system) / 1000 / done };
   };
   await run(1); // warm-up
   return run(SECONDS);
@@ -130,11 +133,13 @@ async function drain(setup: Setup): Promise<number> {
 
 /** Which setup goes first alternates per round: neither always gets the warmer (or the busier) moment. */
 const inOrder = (round: number): Setup[] => (round % 2 === 0 ? ['classic', 'cloudevents'] : ['cloudevents', 'classic']);
-const results: Record<Setup, { writes: number[]; drain: number[] }> = { classic: { writes: [], drain: [] }, cloudevents: { writes: [], drain: [] } };
+const results: Record<Setup, { writes: number[]; cpu: number[]; drain: number[] }> = { classic: { writes: [], cpu: [], drain: [] }, cloudevents: { writes: [], cpu: [], drain: [] } };
 const writers = { classic: await registry('classic', false), cloudevents: await registry('cloudevents', false) };
 for (let round = 0; round < ROUNDS; round++) {
   for (const setup of inOrder(round)) {
-    results[setup].writes.push(await writes(writers[setup]));
+    const { rate, cpuMsPerPair } = await writes(writers[setup]);
+    results[setup].writes.push(rate);
+    results[setup].cpu.push(cpuMsPerPair);
     process.stderr.write(`round ${round + 1}, ${setup}: writes done\n`);
   }
 }
@@ -152,9 +157,12 @@ await admin.destroy();
 target.close();
 
 const [classicWrites, ceWrites] = [median(results.classic.writes), median(results.cloudevents.writes)];
+const [classicCpu, ceCpu] = [median(results.classic.cpu), median(results.cloudevents.cpu)];
 const [classicDrain, ceDrain] = [median(results.classic.drain), median(results.cloudevents.drain)];
-console.log(`cloudevents against classic notifications, PostgreSQL ${version[0].server_version}, ${os.cpus().length} cores, Node ${process.version}; median of ${ROUNDS} alternating rounds\n`);
+console.log(`cloudevents against classic notifications, PostgreSQL ${version[0].server_version}, ${os.cpus().length} cores, Node ${process.version}; median of ${ROUNDS} alternating rounds; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}\n`);
+console.log(`rounds, pairs/s: classic ${results.classic.writes.map((n) => n.toFixed(1)).join(' ')}; cloudevents ${results.cloudevents.writes.map((n) => n.toFixed(1)).join(' ')}\n`);
 console.log('| measure | classic notifications only | with cloudevents (1 webhook sink) | ratio |');
 console.log('|---|---|---|---|');
 console.log(`| POST /zaken + POST /statussen pairs/s (${CONNECTIONS} connections, ${SECONDS} s) | ${classicWrites.toFixed(1)} | ${ceWrites.toFixed(1)} | ${(ceWrites / classicWrites).toFixed(2)}x |`);
+console.log(`| CPU ms of this process per pair (registry and load driver) | ${classicCpu.toFixed(2)} | ${ceCpu.toFixed(2)} | ${(ceCpu / classicCpu).toFixed(2)}x |`);
 console.log(`| backlog of ${BACKLOG} drained, deliveries/s | ${Math.round(classicDrain)} | ${Math.round(ceDrain)} | ${(ceDrain / classicDrain).toFixed(2)}x |`);

@@ -39,9 +39,11 @@ export { ProblemError, validationError, invalidParam, defineProblem, problemCata
 export { PluginError, PLUGIN_API_VERSION } from './plugin-host.js';
 export { checkOptions, optionsSchema, OptionsError } from './options.js';
 export { closest, closestOperation } from './suggest.js';
+export { KANAAL_ZAKEN_PUBLISHED, KANAAL_ZAKEN_KENMERKEN, isPublishedOnKanaalZaken, type NotificationAction } from './kanaal-zaken.js';
 export { reportCsv } from './migration/verify.js';
 export { TtlCache } from './remote/cache.js';
 export { toJson, toPayload } from './http/prerendered.js';
+export { DEFERRED_WRITE } from './storage/statement-batching.js';
 export { DatabaseConnectionError, pgliteStorage, postgresStorage, openStorage, type Storage, type Migration, type PgliteOptions, type PostgresOptions, type ReplicaRouting, type ReplicaState } from './storage/index.js';
 export { httpCatalog, type HttpCatalogOptions } from './catalog/http-catalog.js';
 export { staticCatalog, type StaticCatalogData } from './catalog/static-catalog.js';

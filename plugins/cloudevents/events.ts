@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ResourceChange } from '../../src/plugin-api.js';
+import { isPublishedOnKanaalZaken, KANAAL_ZAKEN_KENMERKEN as KENMERKEN, type ResourceChange } from '../../src/plugin-api.js';
 
 /** The reverse-DNS prefix of every event type (NL GOV profile; Open Zaak's and Open Notificaties' names). */
 export const TYPE_PREFIX = 'nl.overheid.zaken.';
@@ -27,27 +27,6 @@ export const HANDELING_TYPES: Readonly<Record<string, string>> = {
 
 /** Records whose create, update or destroy gives `zaak-gemuteerd` (Open Zaak 1.28+); `status` and `zaakbesluit` are create-only or create/destroy. */
 const MUTATING_RECORDS = new Set(['status', 'resultaat', 'zaakinformatieobject', 'zaakobject', 'zaakbesluit']);
-
-/**
- * The classic notifications (kanaal `zaken`): the resources and actions the `notifications` plugin
- * publishes (its `PUBLISHED`), kept in step by hand (a test compares them); one `nrc` event each.
- */
-export const PUBLISHED: Readonly<Record<string, readonly string[]>> = {
-  zaak: ['create', 'update', 'destroy'],
-  status: ['create'],
-  zaakobject: ['create', 'update', 'destroy'],
-  zaakinformatieobject: ['create'],
-  zaakeigenschap: ['create', 'update', 'destroy'],
-  klantcontact: ['create'],
-  rol: ['create', 'update', 'destroy'],
-  resultaat: ['create', 'update', 'destroy'],
-  zaakbesluit: ['create'],
-  zaakcontactmoment: ['create'],
-  zaakverzoek: ['create'],
-  zaaknotitie: ['create', 'update', 'destroy'],
-};
-
-const KENMERKEN = ['bronorganisatie', 'zaaktype', 'vertrouwelijkheidaanduiding'] as const;
 
 const uuidOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
@@ -96,8 +75,7 @@ export function handelingOf(change: ResourceChange): string | undefined {
 
 /** The `nrc` event of a change: the classic notification as `data`, its kenmerken also at the top; undefined when none is published. */
 export function nrcEvent(change: ResourceChange): EventDraft | undefined {
-  const action = change.action === 'partial_update' ? 'update' : change.action;
-  if (change.source === 'cascade' || !PUBLISHED[change.resource]?.includes(action)) return undefined;
+  if (!isPublishedOnKanaalZaken(change)) return undefined;
   const kenmerken = Object.fromEntries(KENMERKEN.map((k) => [k, text(change.zaak[k])]));
   return {
     type: `${TYPE_PREFIX}${change.resource}.${change.action}`,

@@ -71,9 +71,11 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
 
   const dataref = (zaakUrl: string) => (options.dataref === 'path' ? new URL(zaakUrl).pathname : zaakUrl);
 
-  /** The mijn-overheid events of a change, each at most once per zaak per transaction. */
-  async function mijnOverheidEvents(change: ResourceChange, state: Enqueued): Promise<EventDraft[]> {
-    const drafts: EventDraft[] = [];
+  /**
+   * The mijn-overheid events of a change, each at most once per zaak per transaction, into `drafts`.
+   * Returns the zaak whose `laatstGemuteerd` the change sets, if any.
+   */
+  async function mijnOverheidEvents(change: ResourceChange, state: Enqueued, drafts: EventDraft[]): Promise<string | undefined> {
     const trigger = mijnOverheidTrigger(change, extraResources, laatstGeopend);
     const handeling = handelingOf(change);
     let catalogus: Promise<string> | undefined;
@@ -95,10 +97,10 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
       await add('zaak-verwijderd', trigger.zaak, false);
     } else if (trigger?.kind === 'geopend') {
       await add('zaak-geopend', trigger.zaak, false);
-    } else if (trigger?.kind === 'gemuteerd' && (await add('zaak-gemuteerd', trigger.zaak, false)) && laatstGeopend) {
-      await touchLaatstGemuteerd(change.tx, zaakSubject(trigger.zaak));
+    } else if (trigger?.kind === 'gemuteerd' && (await add('zaak-gemuteerd', trigger.zaak, false))) {
+      return trigger.zaak;
     }
-    return drafts;
+    return undefined;
   }
 
   /** The outbox rows of the drafts: one per event and sink that takes it, the envelope (and `id`) shared. */
@@ -162,16 +164,21 @@ export function cloudevents(options: CloudEventsOptions): Plugin {
       };
     },
     async resourceChanged(change) {
-      const body = change.ctx?.body;
-      if (laatstGeopend && change.resource === 'zaak' && change.action !== 'destroy' && body && 'laatstGeopend' in body) {
-        await storeLaatstGeopend(change.tx, zaakSubject(change.resourceUrl), body.laatstGeopend);
-      }
       const state = enqueuedIn(change.tx);
-      const drafts = profiles.has('mijn-overheid') ? await mijnOverheidEvents(change, state) : [];
+      const drafts: EventDraft[] = [];
+      const gemuteerd = profiles.has('mijn-overheid') ? await mijnOverheidEvents(change, state, drafts) : undefined;
       const nrc = profiles.has('nrc') ? nrcEvent(change) : undefined;
       if (nrc) drafts.push(nrc);
-      const rows = deliveries(drafts, state);
+      // The outbox rows first: right after the other plugins' (the classic notification's), they travel
+      // in one insert with them. The zaak's columns after them, all with the transaction's next statement.
+      const rows = drafts.length ? deliveries(drafts, state) : [];
       if (rows.length) await services.outbox.enqueue(change.tx, rows);
+      if (!laatstGeopend) return;
+      const body = change.ctx?.body;
+      if (change.resource === 'zaak' && change.action !== 'destroy' && body && 'laatstGeopend' in body) {
+        await storeLaatstGeopend(change.tx, zaakSubject(change.resourceUrl), body.laatstGeopend);
+      }
+      if (gemuteerd) await touchLaatstGemuteerd(change.tx, zaakSubject(gemuteerd));
     },
     // Only with the option: without it, zaken are shown without a query of this plugin.
     ...(laatstGeopend ? { representZaken: (zaken, scope) => representLaatst(scope.tx ?? scope.db ?? services.storage.knex, zaken) } : {}),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration, SetupApi } from '../../src/plugin-api.js';
+import { DEFERRED_WRITE, type Migration, type SetupApi } from '../../src/plugin-api.js';
 
 /**
  * The zaak's `laatstGeopend` (when a portal showed it to its initiator; set by a client) and
@@ -49,12 +49,15 @@ export async function representLaatst(db: Knex | Knex.Transaction, zaken: Record
   }
 }
 
+// Both travel with the transaction's next statement (`DEFERRED_WRITE`): no round trip of their own.
+// The zaak's row is locked by the write already, and any read of it in the transaction comes after them.
+
 /** Stores a `laatstGeopend` a client sent. */
 export async function storeLaatstGeopend(tx: Knex.Transaction, zaakUuid: string, value: unknown): Promise<void> {
-  await tx('zaak').where({ uuid: zaakUuid }).update({ laatst_geopend: value ?? null });
+  await tx('zaak').where({ uuid: zaakUuid }).update({ laatst_geopend: value ?? null }).options(DEFERRED_WRITE);
 }
 
 /** `laatstGemuteerd` becomes the transaction's time (`now()`), as each zaak-gemuteerd trigger has it. */
 export async function touchLaatstGemuteerd(tx: Knex.Transaction, zaakUuid: string): Promise<void> {
-  await tx('zaak').where({ uuid: zaakUuid }).update({ laatst_gemuteerd: tx.fn.now() });
+  await tx('zaak').where({ uuid: zaakUuid }).update({ laatst_gemuteerd: tx.fn.now() }).options(DEFERRED_WRITE);
 }

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { OptionsError } from '../../src/index.js';
 import { cloudevents, type CloudEventsOptions } from './index.js';
-import { PUBLISHED as CLASSIC } from '../notifications/index.js';
-import { PUBLISHED } from './events.js';
 import { sinkTakes } from './matching.js';
 
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:zaakregister';
@@ -33,10 +31,6 @@ describe('cloudevents: options', () => {
     );
     assert.match(refused({ source: SOURCE, sinks: [{ id: 'on', mode: 'notificaties', contentMode: 'binary', url: 'https://on.example/api/v1' }] }), /sinks\[0\]\.contentMode must be structured/);
     assert.equal(cloudevents({ source: SOURCE, profile: ['mijn-overheid', 'nrc'], sinks: [{ id: 'a', url: 'https://a.example/events', auth: { bearer: 't' } }] }).name, 'cloudevents');
-  });
-
-  it('the nrc family follows the notifications plugin\'s resources and actions', () => {
-    assert.deepEqual(PUBLISHED, CLASSIC);
   });
 
   it('a sink takes the types it names (exact or prefix*) and only data matching every filter, a missing key matching nothing', () => {

@@ -1,28 +1,4 @@
-import { checkOptions, optionsSchema, deliveryFailure, type ChangeAction, type OutboxDelivery, type Plugin, type RegistryServices, type RemoteClient, type RemoteCredentials, type ResourceChange } from '../../src/plugin-api.js';
-
-/**
- * The resources and actions the Zaken API contract says are published (`update` covers PUT and
- * PATCH), a rol's `update` (1.8.0 serves PUT on rollen, and a changed rol must reach subscribers) and
- * zaaknotitie.
- */
-export const PUBLISHED: Record<string, ('create' | 'update' | 'destroy')[]> = {
-  zaak: ['create', 'update', 'destroy'],
-  status: ['create'],
-  zaakobject: ['create', 'update', 'destroy'],
-  zaakinformatieobject: ['create'],
-  zaakeigenschap: ['create', 'update', 'destroy'],
-  klantcontact: ['create'],
-  rol: ['create', 'update', 'destroy'],
-  resultaat: ['create', 'update', 'destroy'],
-  zaakbesluit: ['create'],
-  zaakcontactmoment: ['create'],
-  zaakverzoek: ['create'],
-  // Not in the contract's list: a note is published like the zaak's other records (see the README).
-  zaaknotitie: ['create', 'update', 'destroy'],
-};
-
-/** The kenmerken of kanaal `zaken`: what subscribers filter on. */
-const KENMERKEN = ['bronorganisatie', 'zaaktype', 'vertrouwelijkheidaanduiding'] as const;
+import { checkOptions, optionsSchema, deliveryFailure, isPublishedOnKanaalZaken, KANAAL_ZAKEN_KENMERKEN as KENMERKEN, type ChangeAction, type OutboxDelivery, type Plugin, type RegistryServices, type RemoteClient, type RemoteCredentials, type ResourceChange } from '../../src/plugin-api.js';
 
 export interface NotificationsOptions {
   /** Base URL of the Notificaties API, e.g. `https://notificaties.example.nl/api/v1`. */
@@ -59,11 +35,6 @@ export const notificationsOptionsSchema = optionsSchema<NotificationsOptions>({
 }, { description: 'The Notificaties API to publish to (kanaal zaken).', required: ['url'] });
 
 const KIND = 'notifications';
-
-const published = (change: ResourceChange) => {
-  const action = change.action === 'partial_update' ? 'update' : change.action;
-  return change.source !== 'cascade' && (PUBLISHED[change.resource] ?? []).includes(action as 'create' | 'update' | 'destroy');
-};
 
 /** The notification of one change, as the Notificaties API takes it. */
 export function notificationOf(change: ResourceChange, kanaal: string): Record<string, unknown> {
@@ -131,7 +102,7 @@ export function notifications(options: NotificationsOptions): Plugin {
     },
     async resourceChanged(change) {
       // Imported zaken are history, not news: subscribers are told by the operator, as after a bulk import elsewhere.
-      if (change.source === 'import' || !published(change)) return;
+      if (change.source === 'import' || !isPublishedOnKanaalZaken(change)) return;
       await services.outbox.enqueue(change.tx, { kind: KIND, target, key: change.hoofdObject, payload: notificationOf(change, kanaal) });
     },
   };

@@ -12,7 +12,9 @@ import { isStalePlan } from './types.js';
  *   sends nothing sends no `BEGIN` and no `COMMIT` either);
  * - statements sent with `.options(DEFERRED_WRITE)` (writes whose result nobody reads: audit rows,
  *   outbox rows, a zaak whose row is known before it is stored) are answered at once and travel
- *   with the transaction's next statement or `COMMIT`.
+ *   with the transaction's next statement or `COMMIT`. Deferred inserts into the same table and
+ *   columns that follow each other (the outbox rows of several plugins for one change) travel as one
+ *   multi-row insert: the server parses, plans and runs one statement for them.
  *
  * Statements that travel together go as one simple-protocol query, their values written as literals
  * the way pg would send them as parameters (untyped text, so the server infers the same types). An
@@ -21,7 +23,13 @@ import { isStalePlan } from './types.js';
  * its plan; once that has worked on the connection, also one that travels with deferred writes.
  */
 
-/** knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is not read. */
+/**
+ * knex query options (`builder.options(DEFERRED_WRITE)`) for a write in a transaction whose result is
+ * not read (an audit or outbox row, a plugin's bookkeeping column): on PostgreSQL and PGlite it is
+ * answered at once, with no rows, and travels with the transaction's next statement or its `COMMIT`,
+ * saving the round trip. An error in it fails that statement (or the `COMMIT`), and the transaction
+ * rolls back. Outside a transaction it is sent as it is.
+ */
 export const DEFERRED_WRITE = Object.freeze({ deferredWrite: true });
 
 /**
@@ -82,6 +90,14 @@ const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
 const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
 const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
 const CONFIG_KEYS = new Set(['text', 'values', 'name', 'prepare', 'deferredWrite']);
+/**
+ * An insert of bound values only (`insert into "t" ("a", "b") values ($1, $2), ($3, $4)`, as knex
+ * writes it): its head, up to `values `, and its rows. Another deferred insert with the same head can
+ * add its rows to it. A quoted name with a `"` in it, a schema, an expression, `on conflict` or
+ * `returning` does not match: such a statement travels as it is.
+ */
+const PLAIN_INSERT = /^(insert into "[^"]+" \("[^"]+"(?:, "[^"]+")*\) values )(\((?:\$\d+|DEFAULT)(?:, (?:\$\d+|DEFAULT))*\)(?:, \((?:\$\d+|DEFAULT)(?:, (?:\$\d+|DEFAULT))*\))*)$/;
+
 /** SQLSTATE 26000: `EXECUTE` of a statement the server does not know. */
 const INVALID_STATEMENT_NAME = '26000';
 
@@ -118,6 +134,8 @@ export function batchStatements(connection: PgConnection, { named: naming = true
   let heldBegin: string | undefined;
   /** Deferred writes (as literal SQL) waiting to travel with the next statement. */
   let waiting: string[] = [];
+  /** The last of `waiting` when it is a plain insert: its head, so that the next one with that head joins it. */
+  let lastInsert: { list: string[]; head: string } | undefined;
   /** Named statements pg has prepared on this connection: with a held `BEGIN` they travel as `EXECUTE name(...)`. */
   const prepared = new Map<string, string>();
   /** Until `EXECUTE` of one fails: a pooler such as PgBouncer renames the statements it prepares on the server. */
@@ -143,6 +161,17 @@ export function batchStatements(connection: PgConnection, { named: naming = true
     if (roundTripChannel.hasSubscribers) roundTripChannel.publish({ text });
   };
   const answerLater = (callback: Callback, text: string) => process.nextTick(callback, null, unsent(text));
+  /** Holds a deferred write: a plain insert right after one with the same head adds its rows to that one. */
+  const hold = (text: string, values: unknown[] | undefined) => {
+    const insert = values?.length ? PLAIN_INSERT.exec(text) : null;
+    const last = waiting.length - 1;
+    if (insert && lastInsert?.list === waiting && lastInsert.head === insert[1] && last >= 0) {
+      waiting[last] += `, ${withLiterals(insert[2], values!)}`;
+      return;
+    }
+    waiting.push(values?.length ? withLiterals(text, values) : text);
+    lastInsert = insert ? { list: waiting, head: insert[1] } : undefined;
+  };
   const holding = () => heldBegin !== undefined || waiting.length > 0;
   /** Sends what is held, then `statement`, as one query; the callback gets the result(s) of `statement` alone. */
   const sendHeldWith = (statement: string | undefined, callback: Callback) => {
@@ -259,7 +288,7 @@ export function batchStatements(connection: PgConnection, { named: naming = true
       });
     }
     if (inTransaction && config.deferredWrite) {
-      waiting.push(values?.length ? withLiterals(text, values) : text);
+      hold(text, values);
       return answerLater(done, text);
     }
     const { name } = config;
