@@ -61,3 +61,8 @@ export function rememberRead(db: Knex | Knex.Transaction, row: ZaakRow, locked: 
   // A row with relations is the row and the uuids of its records (`rel_*`): without them, the row.
   held.rows.set(row.uuid, relations ? (Object.fromEntries(Object.entries(remembered).filter(([column]) => !column.startsWith('rel_'))) as ZaakRow) : remembered);
 }
+
+/** Whether `db` is a transaction that holds the zaak `uuid` (locked it, or created it). */
+export function holdsZaak(db: Knex | Knex.Transaction, uuid: string): boolean {
+  return isTransaction(db) && !!byTransaction.get(db)?.uuids.has(uuid);
+}

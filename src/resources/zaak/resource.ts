@@ -14,6 +14,7 @@ import type { AccessSubject } from '../shared/access.js';
 import type { ZaakRow } from './columns.js';
 
 import { findZaakByUuid } from './repository.js';
+import { heldRow } from './held-rows.js';
 import { insertZaak, insertZaakAhead, updateZaak } from './writes.js';
 import { zaakSchema } from './schema.js';
 import { listPage, orderingParameter, searchSchema } from './list.js';
@@ -177,10 +178,12 @@ export function zaakOperations(
         // Locked, concurrent updates of one zaak apply one after the other.
         lock: lockZaken,
         async execute(ctx) {
-          const row = lockedRows.get(ctx)!;
           if (ctx.data!.identificatie) identificaties.taken(String(ctx.data!.identificatie));
-          await updateZaak(ctx.tx!, row.id, { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) });
-          const updated = (await findZaakByUuid(ctx.tx!, row.uuid, { relations: true }))!;
+          const data = { ...ctx.data!, ...(await hoofdzaakColumn(ctx)) };
+          const { id, uuid } = lockedRows.get(ctx)!;
+          // The zaak as locked with its relations, unless a statement since may have changed them (a plugin's hook): then read back.
+          const told = await updateZaak(ctx.tx!, id, data, heldRow(ctx.tx!, uuid, true));
+          const updated = told ?? (await findZaakByUuid(ctx.tx!, uuid, { relations: true }))!;
           await written(ctx, updated, 200, announce);
         },
         represent,

@@ -4,11 +4,12 @@ import type { RegistryServices, RequestContext, ZaakTransition } from '../../plu
 import type { Storage } from '../../storage/types.js';
 import { announcement } from '../audittrail/record.js';
 import { restrictToAuthorized } from '../shared/access.js';
-import type { ZaakRecordKind, ZaakRecordResources } from '../records/index.js';
+import { ZAAK_RECORD_DEFINITIONS, type ZaakRecordKind, type ZaakRecordResources } from '../records/index.js';
 import type { RecordWriter, RecordWriteScope } from '../shared/zaak-records/definition.js';
 import { localZaakUuid, UUID_PATTERN } from '../shared/references.js';
 import { toColumns, type ZaakRow } from './columns.js';
 import { relationsOf, zaakColumnsWithRelations } from './relations.js';
+import { heldRecords } from './held-records.js';
 import { DEFERRED_WRITE } from '../../storage/statement-batching.js';
 import { changesIdentity } from './writes.js';
 import { findDeelzaken, findZaakByUuid, selectZaken } from './repository.js';
@@ -26,6 +27,8 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
     const run = (tx: Knex.Transaction) => work(writer, { registry: registry(), baseUrl: scope.baseUrl, tx, actor: scope.actor });
     return scope.tx ? run(scope.tx) : storage.transaction(run);
   };
+  /** The kinds whose rendering reads their own table alone, by their table: a transaction holding their zaken reads them once. */
+  const ownTable = new Map(ZAAK_RECORD_DEFINITIONS.filter((def) => !def.joins && !def.derive).map((def) => [def.name, def.table]));
   const uuidOf = (scope: ZaakScope, zaak: string) => (UUID_PATTERN.test(zaak) ? zaak.toLowerCase() : localZaakUuid(scope.baseUrl, zaak));
 
   const service: ZaakService = {
@@ -54,7 +57,9 @@ export function zaakService(storage: Storage, host: PluginHost, records: ZaakRec
       const lister = listers.get(kind);
       if (!lister) throw new Error(`zaken.records: unknown kind "${kind}"`);
       const uuids = (Array.isArray(zaak) ? zaak : [zaak]).map((z) => uuidOf(scope, z)).filter((u): u is string => !!u);
-      return lister(db(scope), uuids, scope.baseUrl);
+      const table = ownTable.get(kind);
+      const read = () => lister(db(scope), uuids, scope.baseUrl);
+      return table ? heldRecords(db(scope), table, uuids, read) : read();
     },
     async update(scope, zaak, fields) {
       const uuid = uuidOf(scope, zaak);

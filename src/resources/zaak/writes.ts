@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { ProblemError, invalidParam } from '../../problem.js';
 import { insertRow } from '../../storage/named-statement.js';
 import { DEFERRED_WRITE, PREPARED } from '../../storage/statement-batching.js';
-import { holdZaak } from './held-rows.js';
+import { holdZaak, rememberRead } from './held-rows.js';
 import { PG_CHECK_VIOLATION, PG_UNIQUE_VIOLATION } from '../../storage/types.js';
 import { JSON_COLUMNS, ZAAK_RETURNING, toColumns, type ZaakRow } from './columns.js';
 import type { IdentificatieReserve } from './identificaties.js';
@@ -87,13 +87,14 @@ function inJsonbOrder(value: unknown): unknown {
 }
 
 /**
- * The row the database will store and answer for the insert `columns` (a zaak's columns, as
- * `toColumns` makes them), or undefined when it would convert a value in a way only it knows (a
- * timestamp in another form than RFC 3339's plain one). Dates stay the strings they were, jsonb comes
- * back in its key order, a timestamp as a `Date`. A test holds this to what the database answers.
+ * The row the database will store and answer for `columns` (a zaak's columns, as `toColumns` makes
+ * them) written over `base` (the row before an update; a zaak's defaults for an insert), or undefined
+ * when it would convert a value in a way only it knows (a timestamp in another form than RFC 3339's
+ * plain one). Dates stay the strings they were, jsonb comes back in its key order, a timestamp as a
+ * `Date`. A test holds this to what the database answers.
  */
-function asStored(columns: Record<string, unknown>): Record<string, unknown> | undefined {
-  const row = zaakDefaults();
+function asStored(columns: Record<string, unknown>, base: Record<string, unknown> = zaakDefaults()): Record<string, unknown> | undefined {
+  const row = { ...base };
   for (const column in columns) {
     const value = columns[column];
     if (JSONB_COLUMNS.has(column)) row[column] = value === null ? null : inJsonbOrder(JSON.parse(String(value)));
@@ -146,8 +147,17 @@ export async function insertZaakAhead(
 /** Whether a zaak's update can conflict with another zaak or a reservation (`uniqueIdentificatie`). */
 export const changesIdentity = (columns: Record<string, unknown>) => columns.identificatie !== undefined || columns.bronorganisatie !== undefined;
 
-export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<string, unknown>): Promise<void> {
+/**
+ * Updates the zaak `id` with `data`. Given `held`, its row as the transaction holds it with its
+ * relations, answers its row as it is now when that can be told here (`asStored`: a change of the
+ * zaak's columns leaves its records alone), else undefined (a new hoofdzaak, whose uuid the row
+ * joins): the caller reads it back. The row told is what the transaction holds from now on, so the
+ * parts of a request after this one read the zaak no more than after a read; its `updated_at`, which
+ * nothing renders, stays as it was read.
+ */
+export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<string, unknown>, held?: ZaakRow): Promise<ZaakRow | undefined> {
   const row = toColumns(data);
+  const after = held && !('hoofdzaak_id' in row) ? (asStored(row, held) as ZaakRow | undefined) : undefined;
   row.updated_at = tx.fn.now();
   try {
     // Nothing is read from its answer; a conflict of a new identificatie or bronorganisatie must be told as such, here.
@@ -155,4 +165,6 @@ export async function updateZaak(tx: Knex.Transaction, id: number, data: Record<
   } catch (error) {
     throw uniqueIdentificatie(error) ?? error;
   }
+  if (after) rememberRead(tx, after, false, true);
+  return after;
 }
