@@ -7,7 +7,8 @@ import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../storage/types.js';
 import { rewrite, UUID, type ZaakBundle } from './bundle.js';
 import { takeImportLock } from './job-lock.js';
-import { BundleRefused, writeBundle } from './write-bundle.js';
+import { BATCH_SIZE, batchImporter, sha256 } from './import-batch.js';
+import { BundleRefused, writeBundle, type Provenance } from './write-bundle.js';
 
 export const LINE_OUTCOMES: readonly LineOutcome[] = ['imported', 'replaced', 'unchanged', 'conflict', 'failed', 'deferred'];
 
@@ -20,7 +21,6 @@ export interface ImportServices {
   zaaktypeKnown(url: string): Promise<boolean>;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const emptyCounters = () => Object.fromEntries(LINE_OUTCOMES.map((o) => [o, 0])) as Record<LineOutcome, number>;
 
 /** Thrown inside a dry run's transaction once its bundle is written: rolls it back. */
@@ -70,18 +70,28 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
     const counters = emptyCounters();
     for (const row of (await knex('migration_item').where({ job_id: jobId }).whereNot({ status: 'deferred' }).groupBy('status').select('status', knex.raw('count(*)::int as n'))) as { status: LineOutcome; n: number }[]) counters[row.status] = row.n;
     const progress = () => options.onProgress?.({ jobId, total, done: LINE_OUTCOMES.reduce((sum, o) => sum + (o === 'deferred' ? 0 : counters[o]), 0), counters: { ...counters } });
-    const importLine = lineImporter(services, jobId, options);
+    const provenance = { jobId, applicatieId: options.actor?.clientId ?? 'zaakregister-import', gebruikersId: options.actor?.userId ?? '' };
+    const importLine = lineImporter(services, jobId, options, provenance);
+    const importBatch = batchImporter(services, jobId, options, provenance, importLine);
     const nextZaakId = zaakIds(knex);
     const deferred: { line: number; text: string }[] = [];
-    const settle = async (line: number, text: string) => {
-      // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
-      const outcome = await importLine(line, text, nextZaakId());
+    const count = (line: number, text: string, outcome: LineOutcome) => {
       if (outcome === 'deferred') deferred.push({ line, text });
       else counters[outcome]++;
+    };
+    const settle = async (line: number, text: string) => {
+      // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
+      count(line, text, await importLine(line, text, nextZaakId()));
       progress();
     };
     try {
-      await inPool(numberedLines(lines, settled), options.concurrency ?? 8, ({ line, text }) => settle(line, text));
+      // A dry run rolls back each bundle's own transaction; otherwise bundles go in batches (see batchImporter).
+      if (options.dryRun) await inPool(numberedLines(lines, settled), 8, ({ line, text }) => settle(line, text));
+      else
+        await inPool(batches(numberedLines(lines, settled), BATCH_SIZE), options.concurrency ?? 2, async (batch) => {
+          for (const { line, text, outcome } of await importBatch(batch)) count(line, text, outcome);
+          progress();
+        });
       // Deelzaken whose hoofdzaak came later in the input (or in another worker's transaction): again, while any goes in.
       for (let placed = true; deferred.length && placed; ) {
         const round = deferred.splice(0);
@@ -130,6 +140,19 @@ async function* numberedLines(lines: LineSource, settled: Set<number>): AsyncGen
   }
 }
 
+/** The items in arrays of `size` (the last one shorter). */
+async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
 /** Runs `work` on every item, at most `size` at once, in input order of starting. */
 async function inPool<T>(items: AsyncIterable<T>, size: number, work: (item: T) => Promise<void>): Promise<void> {
   const running = new Set<Promise<void>>();
@@ -145,12 +168,11 @@ async function inPool<T>(items: AsyncIterable<T>, size: number, work: (item: T) 
   if (failure) throw failure;
 }
 
-/** Imports one line and records its outcome in the ledger; returns the outcome. */
-function lineImporter(services: ImportServices, jobId: string, options: ImportOptions & { baseUrl: string }) {
+/** Imports one line in a transaction of its own and records its outcome in the ledger; returns the outcome. */
+function lineImporter(services: ImportServices, jobId: string, options: ImportOptions & { baseUrl: string }, provenance: Provenance) {
   const { storage } = services;
   const knex = storage.knex;
   const rules = options.rewrite ?? [];
-  const provenance = { jobId, applicatieId: options.actor?.clientId ?? 'zaakregister-import', gebruikersId: options.actor?.userId ?? '' };
 
   const record = (db: Knex | Knex.Transaction, line: number, item: { zaakUuid?: string; identificatie?: string; sha: string; status: LineOutcome; message?: string }) =>
     db('migration_item')
