@@ -108,7 +108,9 @@ export function bundleRows(bundle: ZaakBundle, baseUrl: string, provenance: Prov
     zaak_id: id,
     bron: 'zrc',
     applicatie_id: provenance.applicatieId.slice(0, 100),
+    applicatie_weergave: '',
     gebruikers_id: provenance.gebruikersId.slice(0, 255),
+    gebruikers_weergave: '',
     actie: 'create',
     actie_weergave: 'Object geïmporteerd',
     resultaat: 201,
@@ -117,6 +119,8 @@ export function bundleRows(bundle: ZaakBundle, baseUrl: string, provenance: Prov
     resource_url: zaakUrl,
     toelichting: `Import ${provenance.jobId}`,
     resource_weergave: String(zaak.identificatie ?? '').slice(0, 200),
+    // The same columns as the source's rows: a batch writes them all in one statement.
+    aanmaakdatum: new Date().toISOString(),
     wijzigingen: JSON.stringify({ oud: null, nieuw: zaak }),
   };
   tables.push(['audittrail', [...trail.map((row) => auditColumns(row, id)), provenanceRow]]);
