@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ImportOptions, LineOutcome } from '../plugin-types.js';
+import type { ImportOptions, LineOutcome, ResourceChange } from '../plugin-types.js';
+import type { Storage } from '../storage/types.js';
 import { rewrite, UUID, uuidOfUrl, type ZaakBundle } from './bundle.js';
-import type { ImportServices } from './import.js';
 import { BundleRefused, bundleRows, linkedCounts, reserveIds, TABLE_ORDER, type Provenance } from './write-bundle.js';
+
+/** What an import needs of the registry. */
+export interface ImportServices {
+  storage: Storage;
+  /** Announces an imported zaak to `resourceChanged` hooks (source `import`), in its transaction. */
+  announce(change: ResourceChange): Promise<void>;
+  /** Whether the catalog knows a zaaktype (strict validation). */
+  zaaktypeKnown(url: string): Promise<boolean>;
+}
 
 /** Bundles read and written together: one ledger check, one id reservation and one transaction with one insert per table. */
 export const BATCH_SIZE = 100;

@@ -1,25 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ImportOptions, ImportResult, LineOutcome, LineSource, ResourceChange } from '../plugin-types.js';
+import type { ImportOptions, ImportResult, LineOutcome, LineSource } from '../plugin-types.js';
 export type { ImportOptions, ImportResult, LineOutcome, LineSource };
-import type { Storage } from '../storage/types.js';
 import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../storage/types.js';
 import { rewrite, UUID, type ZaakBundle } from './bundle.js';
 import { takeImportLock } from './job-lock.js';
-import { BATCH_SIZE, batchImporter, sha256 } from './import-batch.js';
+import { BATCH_SIZE, batchImporter, sha256, type ImportServices } from './import-batch.js';
+export type { ImportServices };
 import { BundleRefused, TABLE_ORDER, writeBundle, type Provenance } from './write-bundle.js';
 
 export const LINE_OUTCOMES: readonly LineOutcome[] = ['imported', 'replaced', 'unchanged', 'conflict', 'failed', 'deferred'];
 
-/** What an import needs of the registry. */
-export interface ImportServices {
-  storage: Storage;
-  /** Announces an imported zaak to `resourceChanged` hooks (source `import`), in its transaction. */
-  announce(change: ResourceChange): Promise<void>;
-  /** Whether the catalog knows a zaaktype (strict validation). */
-  zaaktypeKnown(url: string): Promise<boolean>;
-}
 
 const emptyCounters = () => Object.fromEntries(LINE_OUTCOMES.map((o) => [o, 0])) as Record<LineOutcome, number>;
 
