@@ -29,7 +29,7 @@ describe('zaakregister import: kill -9 and resume, then --verify', function () {
 
   it('continues where the killed job stopped, with no zaak twice and none left out', async () => {
     const cli = (...args: string[]) => spawnTs('src/cli.ts', ['import', '--database', storage.description, ...args], { NO_COLOR: '1' });
-    // One bundle at a time: the kill lands mid-job even on a fast machine.
+    // One batch at a time: the kill lands mid-job even on a fast machine.
     const first = cli('--in', input, '--concurrency', '1');
     // Killed once its progress lines show it under way (one every 5 seconds off a terminal).
     await waitForOutput(first, /import: [1-9]\d+ of 3000/, 240_000);

@@ -72,6 +72,25 @@ for (const backend of BACKENDS) {
       assert.equal((await api.request(`/zaken/${a.zaak.uuid}`)).status, 404);
     });
 
+    it('writes the other bundles of a batch when the database refuses one: that one fails alone and leaves nothing', async () => {
+      const lines = bundles('partij', 6).map((line) => JSON.parse(line));
+      // Not a date: refused by the database, not before.
+      lines[2].statussen[1].datumStatusGezet = '2020-13-45T10:00:00Z';
+      const result = await api.registry.services.migration.import(linesOf(lines.map((bundle) => JSON.stringify(bundle))), { baseUrl: api.base });
+      assert.deepEqual([result.counters.imported, result.counters.failed], [5, 1], JSON.stringify(result.counters));
+      const knex = api.registry.services.storage.knex;
+      const items = await knex('migration_item').where({ job_id: result.jobId }).orderBy('line').select('line', 'status', 'message');
+      assert.deepEqual(items.map((item: any) => item.status), ['imported', 'imported', 'failed', 'imported', 'imported', 'imported']);
+      assert.match(items[2].message, /refused by the database/);
+      for (const [i, bundle] of lines.entries()) assert.equal((await api.request(`/zaken/${bundle.zaak.uuid}`)).status, i === 2 ? 404 : 200, `zaak ${i}`);
+      assert.equal((await api.request(`/rollen/${lines[2].rollen[0].uuid}`)).status, 404);
+      assert.equal((await knex('audittrail').whereIn('uuid', lines[2].audittrail.map((row: any) => row.uuid))).length, 0);
+      assert.equal((await knex('migration_zaak').where({ zaak_uuid: lines[2].zaak.uuid })).length, 0);
+      // The statussen of the stored zaken name their rollen, as their lists show them.
+      const statussen = (await api.request(`/statussen?zaak=${encodeURIComponent(`${api.base}/zaken/${lines[3].zaak.uuid}`)}`)).body;
+      assert.equal(statussen.results.find((status: any) => status.gezetdoor).gezetdoor, `${api.base}/rollen/${lines[3].rollen[0].uuid}`);
+    });
+
     it('reports a record whose uuid another zaak holds as a conflict, on a dry run too, and keeps nothing of its zaak', async () => {
       const [a, b] = bundles('dubbel', 2).map((line) => JSON.parse(line));
       // Nothing reads the statussen' ids back: their insert travels with the COMMIT, and is refused there.

@@ -52,7 +52,7 @@ Options:
   --validation <mode>          historic (default: stored as given) or strict (zaaktype must resolve)
   --on-conflict <mode>         skip (default: report a conflict) or replace
   --dry-run                    validate and write every bundle, then roll it back
-  --concurrency <n>            bundles written at once (default 8)
+  --concurrency <n>            batches of 100 bundles written at once (default 2)
   --verify <job id>            compare what the job stored with its input: counts per kind, every
                                zaak read back and reverse-rewritten, invariants; writes the report as
                                JSON and CSV and exits 1 on any difference

@@ -1,27 +1,26 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ImportOptions, ImportResult, LineOutcome, LineSource, ResourceChange } from '../plugin-types.js';
+import type { ImportOptions, ImportResult, LineOutcome, LineSource } from '../plugin-types.js';
 export type { ImportOptions, ImportResult, LineOutcome, LineSource };
-import type { Storage } from '../storage/types.js';
 import { DEFERRED_WRITE } from '../storage/statement-batching.js';
 import { PG_UNIQUE_VIOLATION } from '../storage/types.js';
 import { rewrite, UUID, type ZaakBundle } from './bundle.js';
 import { takeImportLock } from './job-lock.js';
-import { BundleRefused, writeBundle } from './write-bundle.js';
+import { BATCH_SIZE, batchImporter, sha256, type ImportServices } from './import-batch.js';
+export type { ImportServices };
+import { BundleRefused, TABLE_ORDER, writeBundle, type Provenance } from './write-bundle.js';
 
 export const LINE_OUTCOMES: readonly LineOutcome[] = ['imported', 'replaced', 'unchanged', 'conflict', 'failed', 'deferred'];
 
-/** What an import needs of the registry. */
-export interface ImportServices {
-  storage: Storage;
-  /** Announces an imported zaak to `resourceChanged` hooks (source `import`), in its transaction. */
-  announce(change: ResourceChange): Promise<void>;
-  /** Whether the catalog knows a zaaktype (strict validation). */
-  zaaktypeKnown(url: string): Promise<boolean>;
-}
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const emptyCounters = () => Object.fromEntries(LINE_OUTCOMES.map((o) => [o, 0])) as Record<LineOutcome, number>;
+
+/**
+ * Zaken written by one job after which the tables are analyzed: the planner then knows the rows are
+ * there (before autovacuum gets to them), and an export right after the import reads its audit trails
+ * by index instead of scanning the whole table for every page.
+ */
+const ANALYZE_AFTER = 1000;
 
 /** Thrown inside a dry run's transaction once its bundle is written: rolls it back. */
 class DryRunRollback extends Error {}
@@ -70,18 +69,28 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
     const counters = emptyCounters();
     for (const row of (await knex('migration_item').where({ job_id: jobId }).whereNot({ status: 'deferred' }).groupBy('status').select('status', knex.raw('count(*)::int as n'))) as { status: LineOutcome; n: number }[]) counters[row.status] = row.n;
     const progress = () => options.onProgress?.({ jobId, total, done: LINE_OUTCOMES.reduce((sum, o) => sum + (o === 'deferred' ? 0 : counters[o]), 0), counters: { ...counters } });
-    const importLine = lineImporter(services, jobId, options);
+    const provenance = { jobId, applicatieId: options.actor?.clientId ?? 'zaakregister-import', gebruikersId: options.actor?.userId ?? '' };
+    const importLine = lineImporter(services, jobId, options, provenance);
+    const importBatch = batchImporter(services, jobId, options, provenance, importLine);
     const nextZaakId = zaakIds(knex);
     const deferred: { line: number; text: string }[] = [];
-    const settle = async (line: number, text: string) => {
-      // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
-      const outcome = await importLine(line, text, nextZaakId());
+    const count = (line: number, text: string, outcome: LineOutcome) => {
       if (outcome === 'deferred') deferred.push({ line, text });
       else counters[outcome]++;
+    };
+    const settle = async (line: number, text: string) => {
+      // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
+      count(line, text, await importLine(line, text, nextZaakId()));
       progress();
     };
     try {
-      await inPool(numberedLines(lines, settled), options.concurrency ?? 8, ({ line, text }) => settle(line, text));
+      // A dry run rolls back each bundle's own transaction; otherwise bundles go in batches (see batchImporter).
+      if (options.dryRun) await inPool(numberedLines(lines, settled), 8, ({ line, text }) => settle(line, text));
+      else
+        await inPool(batches(numberedLines(lines, settled), BATCH_SIZE), options.concurrency ?? 2, async (batch) => {
+          for (const { line, text, outcome } of await importBatch(batch)) count(line, text, outcome);
+          progress();
+        });
       // Deelzaken whose hoofdzaak came later in the input (or in another worker's transaction): again, while any goes in.
       for (let placed = true; deferred.length && placed; ) {
         const round = deferred.splice(0);
@@ -90,6 +99,7 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
       }
       counters.deferred = deferred.length;
       if (!options.dryRun) await advanceIdentificatieSequence(knex);
+      if (counters.imported + counters.replaced >= ANALYZE_AFTER) await knex.raw(`analyze ${[...TABLE_ORDER, 'zaak_revision', 'migration_zaak', 'migration_item'].join(', ')}`);
       await knex('migration_job').where({ id: jobId }).update({ status: 'finished', counters: JSON.stringify(counters), finished_at: knex.fn.now() });
       progress();
       return { jobId, total, done: total, counters, status: 'finished', resumed: !!resumable };
@@ -130,6 +140,19 @@ async function* numberedLines(lines: LineSource, settled: Set<number>): AsyncGen
   }
 }
 
+/** The items in arrays of `size` (the last one shorter). */
+async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
 /** Runs `work` on every item, at most `size` at once, in input order of starting. */
 async function inPool<T>(items: AsyncIterable<T>, size: number, work: (item: T) => Promise<void>): Promise<void> {
   const running = new Set<Promise<void>>();
@@ -145,12 +168,11 @@ async function inPool<T>(items: AsyncIterable<T>, size: number, work: (item: T) 
   if (failure) throw failure;
 }
 
-/** Imports one line and records its outcome in the ledger; returns the outcome. */
-function lineImporter(services: ImportServices, jobId: string, options: ImportOptions & { baseUrl: string }) {
+/** Imports one line in a transaction of its own and records its outcome in the ledger; returns the outcome. */
+function lineImporter(services: ImportServices, jobId: string, options: ImportOptions & { baseUrl: string }, provenance: Provenance) {
   const { storage } = services;
   const knex = storage.knex;
   const rules = options.rewrite ?? [];
-  const provenance = { jobId, applicatieId: options.actor?.clientId ?? 'zaakregister-import', gebruikersId: options.actor?.userId ?? '' };
 
   const record = (db: Knex | Knex.Transaction, line: number, item: { zaakUuid?: string; identificatie?: string; sha: string; status: LineOutcome; message?: string }) =>
     db('migration_item')

@@ -28,15 +28,20 @@ export async function readBundles(services: RegistryServices, baseUrl: string, u
     urlToUuid.set(String(zaak.url), String(zaak.uuid));
   }
   const present = [...bundles.keys()];
-  for (const [key, kind] of [...BUNDLE_LISTS, ['resultaat', 'resultaat'] as const]) {
-    for (const record of await services.zaken.records(scope, kind, present)) {
+  // The kinds are read at once: the database answers one while Node parses another.
+  const kinds = [...BUNDLE_LISTS, ['resultaat', 'resultaat'] as const];
+  const [audit, ...recordLists] = await Promise.all([
+    db('audittrail').join('zaak', 'zaak.id', 'audittrail.zaak_id').whereIn('zaak.uuid', present).orderBy('audittrail.id').select('audittrail.*', { zaak_uuid: 'zaak.uuid' }) as Promise<Record<string, unknown>[]>,
+    ...kinds.map(([, kind]) => services.zaken.records(scope, kind, present)),
+  ]);
+  kinds.forEach(([key, kind], i) => {
+    for (const record of recordLists[i]) {
       const bundle = bundles.get(urlToUuid.get(zaakUrlOf(kind, record))!);
       if (!bundle) continue;
       if (key === 'resultaat') bundle.resultaat = record;
       else (bundle[key] as Record<string, unknown>[]).push(record);
     }
-  }
-  const audit = (await db('audittrail').join('zaak', 'zaak.id', 'audittrail.zaak_id').whereIn('zaak.uuid', present).orderBy('audittrail.id').select('audittrail.*', { zaak_uuid: 'zaak.uuid' })) as Record<string, unknown>[];
+  });
   for (const row of audit) bundles.get(String(row.zaak_uuid))?.audittrail!.push(renderAuditRow(row));
   return uuids.flatMap((uuid) => (bundles.has(uuid) ? [bundles.get(uuid)!] : []));
 }
@@ -65,5 +70,14 @@ export async function* selectedZaken(db: Knex, filters: Record<string, string>, 
 
 /** Every bundle of the selection, a page at a time: constant memory however many zaken there are. */
 export async function* exportBundles(services: RegistryServices, baseUrl: string, filters: Record<string, string> = {}, pageSize = 250): AsyncGenerator<ZaakBundle> {
-  for await (const uuids of selectedZaken(services.storage.knex, filters, pageSize)) yield* await readBundles(services, baseUrl, uuids);
+  // The next page is read while this one is written out: two pages in memory at most.
+  let pending: Promise<ZaakBundle[]> | undefined;
+  for await (const uuids of selectedZaken(services.storage.knex, filters, pageSize)) {
+    const next = readBundles(services, baseUrl, uuids);
+    // A page's failure is thrown where it is awaited; until then it must not count as unhandled.
+    next.catch(() => undefined);
+    if (pending) yield* await pending;
+    pending = next;
+  }
+  if (pending) yield* await pending;
 }

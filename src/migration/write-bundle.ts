@@ -18,6 +18,9 @@ export class BundleRefused extends Error {
 
 const KINDS = new Map(ZAAK_RECORD_DEFINITIONS.map((def) => [def.name, recordKind(def)]));
 
+/** The tables a bundle writes, in an order that satisfies their foreign keys (the zaak first, rollen before statussen, statussen before ZIOs). */
+export const TABLE_ORDER: readonly string[] = ['zaak', ...recordsOf({ zaak: {} }).map(([kind]) => KINDS.get(kind)!.def.table), 'audittrail'];
+
 /** The audit trail columns of a row in its API shape. */
 function auditColumns(row: Record<string, unknown>, zaakId: number): Record<string, unknown> {
   return {
@@ -54,53 +57,46 @@ export interface Provenance {
   gebruikersId: string;
 }
 
+/** The rows of one bundle, table by table in the order they are written (the zaak first, the audit trail last). */
+export interface BundleRows {
+  zaak: Record<string, unknown>;
+  tables: [table: string, rows: Record<string, unknown>[]][];
+}
+
 /**
- * Writes one bundle (already rewritten to this registry's URLs) in `tx`, keeping every uuid,
+ * The rows of one bundle (already rewritten to this registry's URLs), keeping every uuid,
  * identificatie, timestamp and archive field as given: no derivation, no closing rules, no "now".
- * Adds the source audit trail and one provenance row. The zaak gets the `id` given (reserved in input
- * order: lists ordered by id, such as a hoofdzaak's deelzaken, keep the source's order). Returns it.
+ * Adds the source audit trail and one provenance row. The zaak gets the `id` given, and each rol and
+ * status one from `nextId` (reserved from their sequences in input order: lists ordered by id keep the
+ * source's order, and a status names its `gezetdoor` rol by an id known before anything is stored).
+ * Throws `BundleRefused` for a bundle that cannot be stored as it is.
  */
-export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, baseUrl: string, provenance: Provenance, id: number): Promise<number> {
+export function bundleRows(bundle: ZaakBundle, baseUrl: string, provenance: Provenance, id: number, hoofdzaakId: unknown, nextId: (kind: 'rol' | 'status') => number): BundleRows {
   const zaak = bundle.zaak;
   const zaakUuid = checkedUuid(zaak.uuid, 'zaak.uuid');
   const zaakUrl = `${baseUrl}/zaken/${zaakUuid}`;
-  const hoofdzaak = zaak.hoofdzaak ? (uuidOfUrl(zaak.hoofdzaak) ?? '00000000-0000-0000-0000-000000000000') : null;
-  const zaakRow = { ...zaakColumns(zaak), id, uuid: zaakUuid };
-  const zaakId = id;
-  if (hoofdzaak) {
-    // The hoofdzaak's id is looked up by the insert itself; none found means it is not imported yet.
-    const [{ hoofdzaak_id: hoofdzaakId }] = (await tx('zaak')
-      .insert({ ...zaakRow, hoofdzaak_id: tx('zaak').where({ uuid: hoofdzaak }).select('id') })
-      .returning(['hoofdzaak_id'])) as { hoofdzaak_id: number | null }[];
-    if (hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
-  } else {
-    // Nothing is read from its answer: it travels with the bundle's next statement (a refusal fails that one).
-    await tx('zaak').insert({ ...zaakRow, hoofdzaak_id: null }).options(DEFERRED_WRITE);
-  }
-  const all = recordsOf(bundle);
-  // Only the ids of records that other records of the bundle link to are read back.
-  const linkedTo = new Set<string>();
-  for (const [kind, records] of all) {
-    if (kind === 'status' && records.some((record) => record.gezetdoor)) linkedTo.add('rol');
-    if (kind === 'zaakinformatieobject' && records.some((record) => record.status)) linkedTo.add('status');
-  }
+  const zaakRow = { ...zaakColumns(zaak), id, uuid: zaakUuid, hoofdzaak_id: hoofdzaakId };
   const ids = new Map<string, Map<string, number>>();
-  for (const [kind, records] of all) {
+  const tables: BundleRows['tables'] = [];
+  for (const [kind, records] of recordsOf(bundle)) {
     if (!records.length) continue;
     const definition = KINDS.get(kind)!;
     const zaakField = definition.zaakField;
+    const own = kind === 'rol' || kind === 'status' ? new Map<string, number>() : undefined;
+    if (own) ids.set(kind, own);
     const rows = records.map((record, i) => {
       const path = `${kind}[${i}]`;
       const owner = zaakField in record ? uuidOfUrl(record[zaakField]) : uuidOfUrl(/^(.*\/zaken\/[^/]+)\//.exec(String(record.url))?.[1]);
       if (owner !== zaakUuid) throw new BundleRefused('failed', `${path}.${zaakField}: not this bundle's zaak`);
-      return { uuid: checkedUuid(record.uuid, `${path}.uuid`), zaak_id: zaakId, ...definition.toColumns(record), ...links(kind, record, ids, path) };
+      const uuid = checkedUuid(record.uuid, `${path}.uuid`);
+      const row: Record<string, unknown> = { uuid, zaak_id: id, ...definition.toColumns(record), ...links(kind, record, ids, path) };
+      if (own) {
+        row.id = nextId(kind as 'rol' | 'status');
+        own.set(uuid, row.id as number);
+      }
+      return row;
     });
-    if (!linkedTo.has(kind)) {
-      await tx(definition.def.table).insert(rows).options(DEFERRED_WRITE);
-      continue;
-    }
-    const inserted = (await tx(definition.def.table).insert(rows).returning(['id', 'uuid'])) as { id: number; uuid: string }[];
-    ids.set(kind, new Map(inserted.map((row) => [row.uuid, Number(row.id)])));
+    tables.push([definition.def.table, rows]);
   }
   const trail = bundle.audittrail ?? [];
   trail.forEach((row, i) => {
@@ -109,10 +105,12 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
   });
   const provenanceRow = {
     uuid: randomUUID(),
-    zaak_id: zaakId,
+    zaak_id: id,
     bron: 'zrc',
     applicatie_id: provenance.applicatieId.slice(0, 100),
+    applicatie_weergave: '',
     gebruikers_id: provenance.gebruikersId.slice(0, 255),
+    gebruikers_weergave: '',
     actie: 'create',
     actie_weergave: 'Object geïmporteerd',
     resultaat: 201,
@@ -121,10 +119,46 @@ export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, base
     resource_url: zaakUrl,
     toelichting: `Import ${provenance.jobId}`,
     resource_weergave: String(zaak.identificatie ?? '').slice(0, 200),
+    // The same columns as the source's rows: a batch writes them all in one statement.
+    aanmaakdatum: new Date().toISOString(),
     wijzigingen: JSON.stringify({ oud: null, nieuw: zaak }),
   };
-  await tx('audittrail').insert([...trail.map((row) => auditColumns(row, zaakId)), provenanceRow]).options(DEFERRED_WRITE);
-  return zaakId;
+  tables.push(['audittrail', [...trail.map((row) => auditColumns(row, id)), provenanceRow]]);
+  return { zaak: zaakRow, tables };
+}
+
+/** How many rollen and statussen a bundle has: the ids `bundleRows` takes. */
+export const linkedCounts = (bundle: ZaakBundle) => ({ rol: (bundle.rollen as unknown[] | undefined)?.length ?? 0, status: (bundle.statussen as unknown[] | undefined)?.length ?? 0 });
+
+/** Ids from the zaak, rol and status sequences, `counts` of each, in ascending order. */
+export async function reserveIds(db: Knex | Knex.Transaction, counts: { zaak: number; rol: number; status: number }): Promise<{ zaak: number[]; rol: number[]; status: number[] }> {
+  const series = (table: string) => `array(select nextval(pg_get_serial_sequence('${table}', 'id'))::text from generate_series(1, ?::int) order by 1)`;
+  const { rows } = (await db.raw(`select ${series('zaak')} as zaak, ${series('rol')} as rol, ${series('status')} as status`, [counts.zaak, counts.rol, counts.status])) as {
+    rows: { zaak: string[]; rol: string[]; status: string[] }[];
+  };
+  // Ordered as numbers: text sorts "10" before "9".
+  const ids = (list: string[]) => list.map(Number).sort((a, b) => a - b);
+  return { zaak: ids(rows[0].zaak), rol: ids(rows[0].rol), status: ids(rows[0].status) };
+}
+
+/**
+ * Writes one bundle in `tx` (see `bundleRows`) with the zaak `id` given. Returns it. A hoofdzaak's id
+ * is looked up by the zaak's insert itself; none found means it is not imported yet (`deferred`).
+ */
+export async function writeBundle(tx: Knex.Transaction, bundle: ZaakBundle, baseUrl: string, provenance: Provenance, id: number): Promise<number> {
+  const zaak = bundle.zaak;
+  const hoofdzaak = zaak.hoofdzaak ? (uuidOfUrl(zaak.hoofdzaak) ?? '00000000-0000-0000-0000-000000000000') : null;
+  const reserved = await reserveIds(tx, { zaak: 0, ...linkedCounts(bundle) });
+  const rows = bundleRows(bundle, baseUrl, provenance, id, hoofdzaak ? tx('zaak').where({ uuid: hoofdzaak }).select('id') : null, (kind) => reserved[kind].shift()!);
+  if (hoofdzaak) {
+    const [{ hoofdzaak_id: hoofdzaakId }] = (await tx('zaak').insert(rows.zaak).returning(['hoofdzaak_id'])) as { hoofdzaak_id: number | null }[];
+    if (hoofdzaakId === null) throw new BundleRefused('deferred', `hoofdzaak ${String(zaak.hoofdzaak)} is not in this registry (yet)`);
+  } else {
+    // Nothing is read from its answer: it travels with the bundle's next statement (a refusal fails that one).
+    await tx('zaak').insert(rows.zaak).options(DEFERRED_WRITE);
+  }
+  for (const [table, tableRows] of rows.tables) await tx(table).insert(tableRows).options(DEFERRED_WRITE);
+  return id;
 }
 
 /** Columns that link a record to another record of its bundle: a status's `gezetdoor` rol, a ZIO's `status`. */

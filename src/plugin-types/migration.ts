@@ -34,7 +34,7 @@ export interface ImportOptions {
   onConflict?: 'skip' | 'replace';
   /** Validate and write each bundle, then roll it back: nothing stays but the job's report. */
   dryRun?: boolean;
-  /** Bundles written at once, each in its own transaction (default 8). */
+  /** Batches of 100 bundles written at once, each batch in one transaction (default 2); a dry run writes 8 bundles at once. */
   concurrency?: number;
   /** Who imports, for the provenance row of each zaak's audit trail. */
   actor?: { clientId?: string; userId?: string };
