@@ -14,6 +14,7 @@ import { zaakReservedIdentificatieMigration } from './012-zaak-reserved-identifi
 import { zaaknummerReservationMigration } from './013-zaaknummer-reservation.js';
 import { zaaknotitieMigration } from './014-zaaknotitie.js';
 import { migrationLedgerMigration } from './015-migration-ledger.js';
+import { recordCountMigration } from './016-record-count.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration, migrationLedgerMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration, migrationLedgerMigration, recordCountMigration];
