@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../../log.js';
+import { COUNTED_RECORD_TABLES } from '../../storage/migrations/018-record-count.js';
 
 /** The stripe counts are folded into: one no backend writes (the triggers write `pg_backend_pid() % 16`, 0–15). */
 export const FOLDED_STRIPE = -1;
@@ -23,22 +24,37 @@ export async function foldZaakCounts(knex: Knex): Promise<number> {
     // adds. Waiting for one is bounded: a fold that cannot start soon is tried again later.
     await tx.raw("set local lock_timeout = '2s'");
     await tx.raw('lock table zaak in access share mode');
-    return foldRows(tx);
+    return foldRows(tx, 'zaak_count', ['zaaktype', 'vertrouwelijkheid_rank']);
   });
 }
 
-async function foldRows(knex: Knex.Transaction): Promise<number> {
+/**
+ * Folds the striped rows of `record_count` (`core/018_record_count`) as `foldZaakCounts` folds
+ * `zaak_count`, into one row per (kind, zaaktype, confidentiality). Returns how many keys it folded into.
+ */
+export async function foldRecordCounts(knex: Knex): Promise<number> {
+  return knex.transaction(async (tx) => {
+    // Not beside a TRUNCATE of zaak or of a record table, whose triggers empty these rows.
+    await tx.raw("set local lock_timeout = '2s'");
+    await tx.raw(`lock table zaak, ${COUNTED_RECORD_TABLES.join(', ')} in access share mode`);
+    return foldRows(tx, 'record_count', ['kind', 'zaaktype', 'vertrouwelijkheid_rank']);
+  });
+}
+
+/** Folds the rows of a counter table, `keys` its primary key without the stripe (names written into the statement). */
+async function foldRows(knex: Knex.Transaction, table: string, keys: string[]): Promise<number> {
+  const key = keys.join(', ');
   const { rows } = await knex.raw(
     `with folded as (
-       delete from zaak_count
-       where (zaaktype, vertrouwelijkheid_rank, stripe) in (
-         select zaaktype, vertrouwelijkheid_rank, stripe from zaak_count where stripe <> ? for update skip locked)
-       returning zaaktype, vertrouwelijkheid_rank, n)
-     insert into zaak_count (zaaktype, vertrouwelijkheid_rank, stripe, n)
-     select zaaktype, vertrouwelijkheid_rank, ?, sum(n)::bigint from folded
-     group by zaaktype, vertrouwelijkheid_rank
-     order by zaaktype, vertrouwelijkheid_rank
-     on conflict (zaaktype, vertrouwelijkheid_rank, stripe) do update set n = zaak_count.n + excluded.n
+       delete from ${table}
+       where (${key}, stripe) in (
+         select ${key}, stripe from ${table} where stripe <> ? for update skip locked)
+       returning ${key}, n)
+     insert into ${table} (${key}, stripe, n)
+     select ${key}, ?, sum(n)::bigint from folded
+     group by ${key}
+     order by ${key}
+     on conflict (${key}, stripe) do update set n = ${table}.n + excluded.n
      returning 1`,
     [FOLDED_STRIPE, FOLDED_STRIPE],
   );
@@ -53,6 +69,7 @@ export function startCountFolding(knex: Knex, log: Logger, intervalMs = COUNT_FO
   const fold = () => {
     running = running
       .then(() => foldZaakCounts(knex))
+      .then(() => foldRecordCounts(knex))
       .then(
         () => undefined,
         (error: unknown) => log.warn('folding the zaak counter rows failed; retried later', { error: String(error) }),

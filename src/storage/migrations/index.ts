@@ -16,6 +16,7 @@ import { zaaknotitieMigration } from './014-zaaknotitie.js';
 import { migrationLedgerMigration } from './015-migration-ledger.js';
 import { clientPositionMigration } from './016-client-position.js';
 import { zaaktypeLevelIndexMigration } from './017-zaaktype-level-index.js';
+import { recordCountMigration } from './018-record-count.js';
 
 /** The core's migrations, in order; plugins add theirs after these. */
-export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration, migrationLedgerMigration, clientPositionMigration, zaaktypeLevelIndexMigration];
+export const coreMigrations: readonly Migration[] = [zaakMigration, zaakRecordsMigration, outboxMigration, zaakCountMigration, zaakRevisionMigration, zaakIdentificatieMigration, listIndexesMigration, outboxRequestIdMigration, accessOrderIndexMigration, zaaktypeOrderIndexMigration, outboxLeaseMigration, zaakReservedIdentificatieMigration, zaaknummerReservationMigration, zaaknotitieMigration, migrationLedgerMigration, clientPositionMigration, zaaktypeLevelIndexMigration, recordCountMigration];

@@ -1,5 +1,8 @@
+import type { Knex } from 'knex';
 import type { Operation } from '../../../operation.js';
+import type { Principal } from '../../../plugin.js';
 import { ProblemError, validationError } from '../../../problem.js';
+import { COUNTED_RECORD_TABLES } from '../../../storage/migrations/018-record-count.js';
 import { requestOrigin } from '../../audittrail/record.js';
 import { zaakSummary } from '../../zaak/representation.js';
 import { findZaakByUuid } from '../../zaak/repository.js';
@@ -13,6 +16,19 @@ import type { RecordWrites } from './writes.js';
 
 /** The names the contract gives retrieve and destroy where they are not `retrieve` and `destroy` (ZaakNotitie). */
 const CONTRACT_NAMES: Partial<Record<RecordAction, RecordAction>> = { retrieve: 'read', destroy: 'delete' };
+
+/**
+ * The exact count of a list: of `filtered`, the records joined with their zaken, when a filter applies
+ * (the filters' indexes answer it); otherwise a sum over the counter rows the triggers keep
+ * (`core/018_record_count`), restricted to what the principal may read as `zaak_count` is. Counting
+ * the join instead took 2–4 s at 1M statussen, for any application.
+ */
+function countQuery(db: Knex, table: string, filtered: Knex.QueryBuilder | undefined, principal: Principal | undefined): Promise<number> {
+  if (filtered) return filtered.clone().count({ count: '*' }).then(([r]) => Number(r.count));
+  const counters = db('record_count as zaak').where('zaak.kind', table);
+  restrictToAuthorized(counters, principal);
+  return counters.select(db.raw('coalesce(sum(n), 0)::bigint as count')).then(([r]) => Number(r.count));
+}
 
 /** The operations the contract lists for a record kind: list, create, retrieve, update and destroy. */
 export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: RecordWrites): Operation[] {
@@ -55,10 +71,8 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
         const page = def.paginated ? pageOf(ctx) : undefined;
         const rowsQuery = select(db).whereIn(`${def.table}.id`, base.clone().select(`${def.table}.id`)).orderBy(`${def.table}.id`);
         if (page) rowsQuery.limit(page.size).offset(page.offset);
-        const [rows, count] = await Promise.all([
-          rowsQuery as Promise<RecordRow[]>,
-          page ? base.clone().count({ count: '*' }).then(([r]) => Number(r.count)) : 0,
-        ]);
+        const counted = COUNTED_RECORD_TABLES.includes(def.table) && !nested && filters.every((filter) => ctx.query[filter.name] === undefined);
+        const [rows, count] = await Promise.all([rowsQuery as Promise<RecordRow[]>, page ? countQuery(db, def.table, counted ? undefined : base, ctx.principal) : 0]);
         const results = await render(db, rows, ctx.baseUrl);
         ctx.response.body = page ? paginated(ctx, page, count, results) : results;
       },
