@@ -37,10 +37,11 @@ export const KANAAL_ZAKEN_KENMERKEN = Object.freeze(['bronorganisatie', 'zaaktyp
 /**
  * Whether a change is announced on kanaal `zaken` ({@link KANAAL_ZAKEN_PUBLISHED}, a PATCH counting as
  * `update`). Records removed because their zaak was destroyed (`source` `cascade`) are not: the zaak's
- * own `destroy` tells subscribers. Imports are left to the caller (the `notifications` plugin skips them).
+ * own `destroy` tells subscribers. Nor are zaken a migration imports (`source` `import`): they existed
+ * before, and their subscribers were told by the registry they came from.
  */
 export function isPublishedOnKanaalZaken(change: Pick<ResourceChange, 'resource' | 'action' | 'source'>): boolean {
-  if (change.source === 'cascade') return false;
+  if (change.source === 'cascade' || change.source === 'import') return false;
   const action = change.action === 'partial_update' ? 'update' : change.action;
   return Object.hasOwn(KANAAL_ZAKEN_PUBLISHED, change.resource) && KANAAL_ZAKEN_PUBLISHED[change.resource].includes(action);
 }

@@ -17,6 +17,11 @@ describe('the classic notifications on kanaal zaken', () => {
     assert.equal(isPublishedOnKanaalZaken({ resource: 'audittrail', action: 'create', source: 'request' }), false);
   });
 
+  it('does not publish zaken a migration imports', () => {
+    assert.equal(isPublishedOnKanaalZaken({ resource: 'zaak', action: 'create', source: 'import' }), false);
+    assert.equal(isPublishedOnKanaalZaken({ resource: 'zaak', action: 'create', source: 'service' }), true);
+  });
+
   it('cannot be changed at run time', () => {
     assert.ok(Object.isFrozen(KANAAL_ZAKEN_PUBLISHED));
     assert.throws(() => ((KANAAL_ZAKEN_PUBLISHED as Record<string, unknown>).besluit = ['create']));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { geoCrs, notifications, type LineSource } from '../src/index.js';
+import { cloudevents, geoCrs, notifications, type LineSource } from '../src/index.js';
 import { BACKENDS } from './helpers/backends.js';
 import { startRegistry, type TestServer } from './helpers/registry.js';
 import { seededUuid, zaakBundles } from './helpers/zaak-bundles.js';
@@ -15,12 +15,18 @@ for (const backend of BACKENDS) {
     const bundles = (prefix: string, n: number, base = api.base) => [...zaakBundles(n, base, { prefix })].map((bundle) => JSON.stringify(bundle));
 
     before(async () => {
-      // geo-crs keeps a bbox column beside each zaak; notifications would enqueue a delivery per change.
-      api = await startRegistry(await backend.open(), { plugins: [geoCrs(), notifications({ url: 'http://127.0.0.1:9/notificaties/api/v1', registerKanaal: false })] });
+      // geo-crs keeps a bbox column beside each zaak; notifications and cloudevents (both families) would enqueue a delivery per change.
+      api = await startRegistry(await backend.open(), {
+        plugins: [
+          geoCrs(),
+          notifications({ url: 'http://127.0.0.1:9/notificaties/api/v1', registerKanaal: false }),
+          cloudevents({ source: 'urn:nld:oin:00000001823288444000:systeem:zaakregister', profile: ['mijn-overheid', 'nrc'], sinks: [{ id: 'portaal', url: 'http://127.0.0.1:9/events' }] }),
+        ],
+      });
     });
     after(() => api?.close());
 
-    it('keeps the bbox search index of imported zaken, and enqueues no notification', async () => {
+    it('keeps the bbox search index of imported zaken, and enqueues no notification and no CloudEvent', async () => {
       const result = await api.registry.services.migration.import(linesOf(bundles('bbox', 8)), { baseUrl: api.base });
       assert.equal(result.counters.imported, 8, JSON.stringify(result.counters));
       // Bundles 0 and 4 have a point at 5.000/52.000 and 5.004/52.004.

@@ -102,7 +102,7 @@ export function notifications(options: NotificationsOptions): Plugin {
     },
     async resourceChanged(change) {
       // Imported zaken are history, not news: subscribers are told by the operator, as after a bulk import elsewhere.
-      if (change.source === 'import' || !isPublishedOnKanaalZaken(change)) return;
+      if (!isPublishedOnKanaalZaken(change)) return;
       await services.outbox.enqueue(change.tx, { kind: KIND, target, key: change.hoofdObject, payload: notificationOf(change, kanaal) });
     },
   };
