@@ -169,7 +169,7 @@ describe('options from code are checked as strictly as the config file', () => {
   it('checks the options of postgresStorage and pgliteStorage: unknown names, a missing connection, a dataDir that is a URL; nothing is created', async () => {
     await assert.rejects(postgresStorage({ conection: 'postgres://postgres@127.0.0.1:5432/test' } as never), {
       name: 'OptionsError',
-      message: 'postgresStorage: 2 problems with its options:\n  - connection is required\n  - conection is not a known option (did you mean connection?); allowed: connection, pool, preparedStatements',
+      message: 'postgresStorage: 2 problems with its options:\n  - connection is required\n  - conection is not a known option (did you mean connection?); allowed: connection, pool, preparedStatements, replicas, maxReplicaLagMs',
     });
     await assert.rejects(postgresStorage({ connection: 'postgress://zr@127.0.0.1/zaken' }), /^OptionsError: postgresStorage: connection has the unknown scheme postgress:\/\//);
     await assert.rejects(postgresStorage({ connection: 'postgres://postgres@127.0.0.1:5432/test', pool: { maximum: 4 } } as never), /postgresStorage: pool\.maximum is not a known option \(did you mean max\?\)/);
