@@ -55,7 +55,8 @@ export function migration(options: MigrationOptions): Plugin {
   checkOptions('migration', migrationOptionsSchema, options);
   const maxBundles = options.maxBundles ?? 200_000;
   const allowed = new Set(options.allowedClients);
-  const running = new Set<Promise<unknown>>();
+  /** The runs of this instance, by job: a paused run ends its batch before the job resumes, is verified or is deleted. */
+  const runs = new Map<string, Promise<unknown>>();
 
   const admin = async (ctx: RequestContext) => {
     const principal = ctx.principal;
@@ -78,6 +79,44 @@ export function migration(options: MigrationOptions): Plugin {
     startedAt: job.started_at,
     finishedAt: job.finished_at,
   });
+  const conflict = (job: Record<string, any>, detail = `Deze importjob is ${job.status}.`) => new ProblemError('conflict', { detail });
+  /** The job, once a run of this instance that was told to stop has stopped (after the batch it was writing). */
+  const stoppedJob = async (ctx: RequestContext) => {
+    const job = await jobOf(ctx);
+    if (job.status === 'active') return job;
+    await runs.get(job.id);
+    return jobOf(ctx);
+  };
+  /**
+   * Runs the job in the background when its status is one of `from` (taken over in one statement, so
+   * two requests never run it twice), after `prepare`; it continues at the lines it had not settled.
+   */
+  const launch = async (ctx: RequestContext, from: readonly string[], prepare?: (jobId: string) => Promise<void>) => {
+    const job = await stoppedJob(ctx);
+    const services = ctx.registry;
+    const knex = services.storage.knex;
+    if (!(await knex('migration_job').where({ id: job.id }).whereIn('status', from).update({ status: 'active' }))) throw conflict(await jobOf(ctx));
+    await prepare?.(job.id);
+    const work = services.migration
+      .import(uploadedLines(services, job.id), { ...job.options, jobId: job.id, actor: { clientId: ctx.principal!.clientId, userId: ctx.principal!.userId } })
+      .catch(async (error: unknown) => {
+        services.log.error(`import job ${job.id} failed`, { error: String((error as Error).message) });
+        // A run that never got going (another job holds the import lock) leaves the job stopped, not active.
+        if (job.status !== 'active') await knex('migration_job').where({ id: job.id, status: 'active' }).update({ status: 'error' });
+      });
+    runs.set(job.id, work);
+    void work.finally(() => runs.get(job.id) === work && runs.delete(job.id));
+    ctx.response.status = 202;
+    ctx.response.body = shown(ctx, { ...job, status: 'active' });
+  };
+  const respondWithReport = async (ctx: RequestContext, job: Record<string, any>) => {
+    const report = await ctx.registry.migration.verify(job.id, uploadedLines(ctx.registry, job.id));
+    if (ctx.query.format === 'csv') {
+      ctx.response.headers['content-type'] = 'text/csv; charset=utf-8';
+      ctx.response.body = reportCsv(report);
+    } else ctx.response.body = report;
+  };
+  const formatParameter = [{ name: 'format', description: 'json (standaard) of csv.', schema: { type: 'string', enum: ['json', 'csv'] } }];
   const common = { resource: 'import', write: false, load: admin } as const;
   const doc = (summary: string, successStatus: number) => ({ summary, tags: ['import'], successStatus, responseSchema: jobSchema });
 
@@ -129,16 +168,7 @@ export function migration(options: MigrationOptions): Plugin {
       path: '/_import/jobs/{id}/start',
       action: 'start',
       async execute(ctx) {
-        const job = await jobOf(ctx);
-        if (job.status === 'finished') throw new ProblemError('conflict', { detail: `Deze importjob is ${job.status}.` });
-        const services = ctx.registry;
-        const work = services.migration
-          .import(uploadedLines(services, job.id), { ...job.options, jobId: job.id, actor: { clientId: ctx.principal!.clientId, userId: ctx.principal!.userId } })
-          .catch((error: unknown) => services.log.error(`import job ${job.id} failed`, { error: String((error as Error).message) }));
-        running.add(work);
-        void work.finally(() => running.delete(work));
-        ctx.response.status = 202;
-        ctx.response.body = shown(ctx, { ...job, status: 'active' });
+        await launch(ctx, ['pending', 'active', 'paused', 'error']);
       },
       openapi: doc('Start een importjob (beheer).', 202),
     },
@@ -159,17 +189,79 @@ export function migration(options: MigrationOptions): Plugin {
       method: 'get',
       path: '/_import/jobs/{id}/report',
       action: 'report',
-      queryParameters: [{ name: 'format', description: 'json (standaard) of csv.', schema: { type: 'string', enum: ['json', 'csv'] } }],
+      queryParameters: formatParameter,
       async execute(ctx) {
         const job = await jobOf(ctx);
-        if (job.status !== 'finished') throw new ProblemError('conflict', { detail: `Deze importjob is ${job.status}; het rapport volgt als hij klaar is.` });
-        const report = await ctx.registry.migration.verify(job.id, uploadedLines(ctx.registry, job.id));
-        if (ctx.query.format === 'csv') {
-          ctx.response.headers['content-type'] = 'text/csv; charset=utf-8';
-          ctx.response.body = reportCsv(report);
-        } else ctx.response.body = report;
+        if (job.status !== 'finished') throw conflict(job, `Deze importjob is ${job.status}; het rapport volgt als hij klaar is.`);
+        await respondWithReport(ctx, job);
       },
       openapi: doc('Het verificatierapport van een importjob (beheer).', 200),
+    },
+    {
+      ...common,
+      id: 'import_job_pause',
+      method: 'post',
+      path: '/_import/jobs/{id}/pause',
+      action: 'pause',
+      async execute(ctx) {
+        const job = await jobOf(ctx);
+        if (!(await ctx.registry.storage.knex('migration_job').where({ id: job.id, status: 'active' }).update({ status: 'paused' }))) throw conflict(job, `Deze importjob loopt niet (${job.status}).`);
+        // The run checks the status after each batch; when it runs here, the answer waits for it to stop.
+        ctx.response.status = 202;
+        ctx.response.body = shown(ctx, await stoppedJob(ctx));
+      },
+      openapi: doc('Pauzeer een lopende importjob na de batch die hij schrijft (beheer).', 202),
+    },
+    {
+      ...common,
+      id: 'import_job_resume',
+      method: 'post',
+      path: '/_import/jobs/{id}/resume',
+      action: 'resume',
+      async execute(ctx) {
+        await launch(ctx, ['paused', 'error']);
+      },
+      openapi: doc('Hervat een gepauzeerde of gestopte importjob waar hij bleef (beheer).', 202),
+    },
+    {
+      ...common,
+      id: 'import_job_retry',
+      method: 'post',
+      path: '/_import/jobs/{id}/retry',
+      action: 'retry',
+      async execute(ctx) {
+        // Lines without a ledger row are the ones a run takes: the failed ones go again, the settled ones stay.
+        await launch(ctx, ['finished', 'paused', 'error'], (jobId) => ctx.registry.storage.knex('migration_item').where({ job_id: jobId, status: 'failed' }).delete());
+      },
+      openapi: doc('Probeer de mislukte regels van een importjob opnieuw (beheer).', 202),
+    },
+    {
+      ...common,
+      id: 'import_job_verify',
+      method: 'post',
+      path: '/_import/jobs/{id}/verify',
+      action: 'verify',
+      queryParameters: formatParameter,
+      async execute(ctx) {
+        const job = await stoppedJob(ctx);
+        if (job.status === 'active' || job.status === 'pending') throw conflict(job, `Deze importjob is ${job.status}; verifieer hem als hij stilstaat.`);
+        await respondWithReport(ctx, job);
+      },
+      openapi: doc('Verifieer een importjob nu, ook een gepauzeerde of gestopte (beheer).', 200),
+    },
+    {
+      ...common,
+      id: 'import_job_delete',
+      method: 'delete',
+      path: '/_import/jobs/{id}',
+      action: 'destroy',
+      async execute(ctx) {
+        const job = await stoppedJob(ctx);
+        // Its uploads and ledger lines go with it (on delete cascade); the zaken it imported and their ledger rows stay.
+        if (!(await ctx.registry.storage.knex('migration_job').where({ id: job.id }).whereNot({ status: 'active' }).delete())) throw conflict(job, 'Deze importjob loopt; pauzeer hem eerst.');
+        ctx.response.status = 204;
+      },
+      openapi: { summary: 'Verwijder een importjob die niet loopt, met zijn aangeleverde bundels (beheer).', tags: ['import'], successStatus: 204 },
     },
   ];
 
@@ -179,7 +271,7 @@ export function migration(options: MigrationOptions): Plugin {
       for (const operation of operations) api.addOperation(operation);
     },
     async close() {
-      await Promise.allSettled(running);
+      await Promise.allSettled(runs.values());
     },
   };
 }

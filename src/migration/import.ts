@@ -63,7 +63,8 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
           .first('id')) as { id: string } | undefined);
     const jobId = resumable?.id ?? randomUUID();
     const jobOptions = { fingerprint: fingerprint(options), rewrite: options.rewrite ?? [], validation: options.validation ?? 'historic', onConflict: options.onConflict ?? 'skip', dryRun: !!options.dryRun, source: options.source ?? '', baseUrl: options.baseUrl };
-    if (resumable) await knex('migration_job').where({ id: jobId }).update({ status: 'active', options: JSON.stringify(jobOptions), source_sha256: sha, total, started_at: knex.fn.now(), finished_at: null });
+    // A pause asked for while the input was read stays: the run then stops after its first batches.
+    if (resumable) await knex('migration_job').where({ id: jobId }).update({ status: knex.raw("case when status = 'paused' then status else 'active' end"), options: JSON.stringify(jobOptions), source_sha256: sha, total, started_at: knex.fn.now(), finished_at: null });
     else await knex('migration_job').insert({ id: jobId, status: 'active', options: JSON.stringify(jobOptions), source_sha256: sha, total, created_by: options.actor?.clientId ?? '', started_at: knex.fn.now() });
     const settled = new Set(((await knex('migration_item').where({ job_id: jobId }).whereNot({ status: 'deferred' }).select('line')) as { line: number }[]).map((row) => row.line));
     const counters = emptyCounters();
@@ -78,19 +79,40 @@ export async function runImport(services: ImportServices, lines: LineSource, opt
       if (outcome === 'deferred') deferred.push({ line, text });
       else counters[outcome]++;
     };
+    // After each batch the counters are stored and the job's status read: a pause (from any instance) stops the run there.
+    let paused = false;
+    const checkpoint = async () => {
+      const rows = (await knex('migration_job').where({ id: jobId }).update({ counters: JSON.stringify(counters) }).returning('status')) as { status: string }[];
+      paused ||= rows[0]?.status === 'paused';
+    };
+    let sinceCheckpoint = 0;
     const settle = async (line: number, text: string) => {
       // Taken before anything else is awaited: ids follow the input's order, whatever finishes first.
       count(line, text, await importLine(line, text, nextZaakId()));
       progress();
+      if (++sinceCheckpoint % BATCH_SIZE === 0) await checkpoint();
+    };
+    const untilPaused = async function* <T>(items: AsyncIterable<T>) {
+      for await (const item of items) {
+        if (paused) return;
+        yield item;
+      }
     };
     try {
       // A dry run rolls back each bundle's own transaction; otherwise bundles go in batches (see batchImporter).
-      if (options.dryRun) await inPool(numberedLines(lines, settled), 8, ({ line, text }) => settle(line, text));
+      if (options.dryRun) await inPool(untilPaused(numberedLines(lines, settled)), 8, ({ line, text }) => settle(line, text));
       else
-        await inPool(batches(numberedLines(lines, settled), BATCH_SIZE), options.concurrency ?? 2, async (batch) => {
+        await inPool(untilPaused(batches(numberedLines(lines, settled), BATCH_SIZE)), options.concurrency ?? 2, async (batch) => {
           for (const { line, text, outcome } of await importBatch(batch)) count(line, text, outcome);
           progress();
+          await checkpoint();
         });
+      if (paused) {
+        // Every settled line is in the ledger; the deferred ones are tried again when the job resumes.
+        counters.deferred = deferred.length;
+        await knex('migration_job').where({ id: jobId }).update({ counters: JSON.stringify(counters) });
+        return { jobId, total, done: LINE_OUTCOMES.reduce((sum, o) => sum + (o === 'deferred' ? 0 : counters[o]), 0), counters, status: 'paused', resumed: !!resumable };
+      }
       // Deelzaken whose hoofdzaak came later in the input (or in another worker's transaction): again, while any goes in.
       for (let placed = true; deferred.length && placed; ) {
         const round = deferred.splice(0);
@@ -136,6 +158,8 @@ async function* numberedLines(lines: LineSource, settled: Set<number>): AsyncGen
   let line = 0;
   for await (const text of lines()) {
     line++;
+    // PGlite works in this thread: a turn of the event loop per line lets the registry answer requests (a pause) meanwhile.
+    await new Promise((resolve) => setImmediate(resolve));
     if (text.trim() && !settled.has(line)) yield { line, text };
   }
 }

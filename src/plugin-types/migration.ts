@@ -53,7 +53,8 @@ export interface ImportProgress {
 }
 
 export interface ImportResult extends ImportProgress {
-  status: 'finished' | 'error';
+  /** `paused`: the job's status was set to paused while it ran (`POST /_import/jobs/{id}/pause`); it stopped after the batches it was writing. */
+  status: 'finished' | 'paused' | 'error';
   /** The job resumed an earlier run over the same input that had not finished. */
   resumed: boolean;
 }
