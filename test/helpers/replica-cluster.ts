@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './throwaway-postgres.js';
 
 /**
  * A PostgreSQL primary of its own (initdb in a temporary directory, `wal_level=replica`) and a
@@ -31,16 +31,6 @@ export function postgresBinaries(): string | { error: string } {
   majors.sort((a, b) => Number(b) - Number(a));
   if (majors.length) return path.join(root, majors[0], 'bin');
   return { error: 'no PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) in /usr/lib/postgresql/<major>/bin (Debian: apt-get install postgresql)' };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** PostgreSQL refuses to run as root: there, the servers run as `postgres`. */

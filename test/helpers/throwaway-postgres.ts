@@ -106,7 +106,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 nothing listens on now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer().once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
