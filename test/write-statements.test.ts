@@ -21,7 +21,7 @@ for (const backend of BACKENDS) {
     };
     /** The statements of the request's own transaction (not the outbox dispatcher's polls, claims and analyzes in between). */
     const ownStatement = (sql: string) => !/(from|update|analyze) "?outbox"?\b|outbox_dispatch/i.test(sql);
-    const statementsOf = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, ownStatement);
+    const statementsOf = (work: () => Promise<unknown>) => statementsDuring(api.registry.services.storage.knex, work, ownStatement, { ownTransactions: true });
     const roundTripsOf = (work: () => Promise<unknown>) => roundTripsDuring(work, ownStatement);
     /**
      * The round trips of `work`, run `times` times: the fewest, once every statement is prepared on the
