@@ -5,11 +5,15 @@ import { statementsDuring } from './helpers/statements.js';
 import { ZAAKTYPE, ZAAKTYPE_GEHEIM, startRegistry, zaakInput, type TestServer } from './helpers/registry.js';
 import { VERTROUWELIJKHEIDAANDUIDING, vertrouwelijkheidRank } from '../src/resources/shared/enums.js';
 import { LITERAL_OFFSET_PAGES } from '../src/resources/shared/pagination.js';
+import { textArrayLiteral } from '../src/resources/shared/access.js';
 
 const SECRET = 'list-authorized-secret-of-at-least-32-bytes';
 const zrc = (zaaktype: string, max: string, scopes = ['zaken.lezen']) => ({ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: max });
 /** Zaaktypen no zaak has: an application authorized for many of them lists as one for a few. */
 const unused = (n: number) => Array.from({ length: n }, (_, i) => `http://catalogus.test/zaaktypen/ongebruikt-${i}`);
+
+/** A zaaktype URL with what SQL text and knex's bindings treat specially: a quote and question marks. */
+const ODD_ZAAKTYPE = "http://catalogus.test/zaaktypen/o'dd?versie=1&x=??";
 
 /** Per application, which zaken it may list: by zaaktype, the highest confidentiality allowed. */
 const APPLICATIONS: Record<string, { autorisaties: ReturnType<typeof zrc>[]; may: Map<string, string> }> = {
@@ -41,6 +45,8 @@ for (const backend of BACKENDS) {
     const applications: Applicatie[] = [
       { clientIds: ['alles'], label: 'Alles', heeftAlleAutorisaties: true, autorisaties: [] },
       ...Object.entries(APPLICATIONS).map(([clientId, app]) => ({ clientIds: [clientId], label: clientId, heeftAlleAutorisaties: false, autorisaties: app.autorisaties })),
+      { clientIds: ['odd'], label: 'odd', heeftAlleAutorisaties: false, autorisaties: [zrc(ODD_ZAAKTYPE, 'geheim')] },
+      { clientIds: ['odd-many'], label: 'odd-many', heeftAlleAutorisaties: false, autorisaties: [zrc(ODD_ZAAKTYPE, 'geheim'), ...unused(100).map((z) => zrc(z, 'openbaar'))] },
     ];
     const clients = Object.fromEntries(applications.map((app) => [app.clientIds[0], SECRET]));
     const as = async (clientId: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
@@ -133,15 +139,79 @@ for (const backend of BACKENDS) {
       assert.ok(sql.some((text) => /\) as authorized/.test(text)), 'merged from walks per zaaktype');
     });
 
-    it('a filtered page is not merged and filters as before', async () => {
+    /** The zaken `clientId` may read of those whose zaaktype is one of `zaaktypen`. */
+    const readableOf = (clientId: string, zaaktypen: string[]) => readable(clientId).filter((uuid) => zaaktypen.includes(zaken.find((zaak) => zaak.uuid === uuid)!.zaaktype));
+
+    it('a page filtered on zaaktype alone is merged from the walks of the zaaktypen it names and may read', async () => {
+      const cases: [string, RequestInit & { json?: unknown }, string[]][] = [
+        [`/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}&pageSize=2`, {}, [ZAAKTYPE_GEHEIM]],
+        ['/zaken/_zoek?pageSize=2', { method: 'POST', json: { zaaktype__in: [ZAAKTYPE, ZAAKTYPE_GEHEIM, unused(1)[0]] } }, [ZAAKTYPE, ZAAKTYPE_GEHEIM]],
+        // Both filters: what they have in common.
+        [`/zaken/_zoek?pageSize=2`, { method: 'POST', json: { zaaktype: ZAAKTYPE, zaaktype__in: [ZAAKTYPE, ZAAKTYPE_GEHEIM] } }, [ZAAKTYPE]],
+      ];
+      for (const [path, init, zaaktypen] of cases) {
+        const expected = readableOf('few', zaaktypen);
+        assert.ok(expected.length > 2, `${path}: more than a page`);
+        const uuids: string[] = [];
+        const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
+          for (let page = 1; uuids.length < expected.length; page++) {
+            const response = await as('few', `${path}&page=${page}`, init);
+            assert.equal(response.status, 200, response.text);
+            assert.equal(response.body.count, expected.length, `${path}: count`);
+            uuids.push(...response.body.results.map((zaak: { uuid: string }) => zaak.uuid));
+          }
+        });
+        assert.deepEqual(uuids, expected, path);
+        assert.ok(sql.some((text) => /\) as authorized/.test(text)), `${path}: merged`);
+      }
+    });
+
+    it('a page filtered on zaaktypen it may not read is empty, with a count of 0', async () => {
+      for (const json of [{ zaaktype__in: [unused(1)[0], 'http://catalogus.test/zaaktypen/elders'] }, { zaaktype: ZAAKTYPE, zaaktype__in: [ZAAKTYPE_GEHEIM] }]) {
+        const response = await as('few', '/zaken/_zoek', { method: 'POST', json });
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual([response.body.count, response.body.results], [0, []]);
+      }
+      const writer = await as('writer', `/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}`);
+      assert.deepEqual([writer.body.count, writer.body.results], [0, []], 'a zaaktype it may only create zaken of');
+    });
+
+    it('a page with another filter besides the zaaktype is not merged and filters as before', async () => {
       const sql = await statementsDuring(api.registry.services.storage.knex, async () => {
-        const response = await as('few', `/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}&pageSize=100`);
+        const response = await as('few', `/zaken?zaaktype=${encodeURIComponent(ZAAKTYPE_GEHEIM)}&archiefstatus=nog_te_archiveren&pageSize=100`);
         assert.deepEqual(
           response.body.results.map((zaak: { uuid: string }) => zaak.uuid),
-          readable('few').filter((uuid) => zaken.find((zaak) => zaak.uuid === uuid)!.zaaktype === ZAAKTYPE_GEHEIM),
+          readableOf('few', [ZAAKTYPE_GEHEIM]),
         );
       });
       assert.ok(!sql.some((text) => /\) as authorized/.test(text)));
+    });
+
+    it('writes texts into SQL as they are, quotes, question marks and backslashes included', async () => {
+      const texts = [ODD_ZAAKTYPE, 'a\\b', "\\'?\\?", '$1 ?? \\\\ \'\'', 'U&\'x\''];
+      const { rows } = await api.registry.services.storage.knex.raw(`select ${textArrayLiteral(texts)} as texts`);
+      assert.deepEqual(rows[0].texts, texts);
+    });
+
+    it('reads zaaktypen with a quote or a question mark in their URL as they are written', async () => {
+      const knex = api.registry.services.storage.knex;
+      const moved = zaken.filter((zaak) => zaak.vertrouwelijkheidaanduiding === 'openbaar');
+      await knex('zaak').whereIn('uuid', moved.map((zaak) => zaak.uuid)).update({ zaaktype: ODD_ZAAKTYPE });
+      try {
+        const get = async (clientId: string, path: string, init: RequestInit & { json?: unknown } = {}) => {
+          const response = await as(clientId, path, init);
+          assert.equal(response.status, 200, response.text);
+          return [response.body.count, response.body.results.map((zaak: { uuid: string }) => zaak.uuid)];
+        };
+        const expected = [moved.length, moved.map((zaak) => zaak.uuid)];
+        // Merged from walks, and (past the walks it may merge) one walk along the ids.
+        for (const clientId of ['odd', 'odd-many']) {
+          assert.deepEqual(await get(clientId, '/zaken'), expected, `${clientId}: unfiltered`);
+          assert.deepEqual(await get(clientId, '/zaken/_zoek', { method: 'POST', json: { zaaktype__in: [ODD_ZAAKTYPE] } }), expected, `${clientId}: filtered`);
+        }
+      } finally {
+        for (const zaak of moved) await knex('zaak').where('uuid', zaak.uuid).update({ zaaktype: zaak.zaaktype });
+      }
     });
   });
 }

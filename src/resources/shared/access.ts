@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { escapeLiteral } from 'pg';
 import type { Principal } from '../../plugin.js';
 import { ProblemError } from '../../problem.js';
 import { vertrouwelijkheidRank } from './enums.js';
@@ -109,9 +108,16 @@ export function zaaktypenByRank(authorized: Map<string, number>): Map<number, st
 }
 
 /**
- * Texts as a `text[]` SQL expression of literals, a constant the planner hashes; `escapeLiteral`
- * reads the same whatever `standard_conforming_strings` says.
+ * A text as an SQL string literal that a knex raw text can carry: knex reads every `?` as a binding,
+ * so a text with a `?` (a URL's query) or a backslash is written as a Unicode-escaped literal, `?` as
+ * `\003F`.
  */
+export function textLiteral(text: string): string {
+  const quoted = text.replace(/'/g, "''");
+  return /[?\\]/.test(text) ? `U&'${quoted.replace(/\\/g, '\\\\').replace(/\?/g, '\\003F')}'` : `'${quoted}'`;
+}
+
+/** Texts as a `text[]` SQL expression of literals: a constant the planner hashes. */
 export function textArrayLiteral(texts: readonly string[]): string {
-  return `array[${texts.map((text) => escapeLiteral(text)).join(', ')}]::text[]`;
+  return `array[${texts.map(textLiteral).join(', ')}]::text[]`;
 }
