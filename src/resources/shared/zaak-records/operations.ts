@@ -7,7 +7,9 @@ import { requestOrigin } from '../../audittrail/record.js';
 import { zaakSummary } from '../../zaak/representation.js';
 import { findZaakByUuid } from '../../zaak/repository.js';
 import { restrictToAuthorized } from '../access.js';
-import { paginated, paginatedSchema, paginationParameters, pageOf } from '../pagination.js';
+import { PAGE_SIZE, limitToPage, paginated, paginatedSchema, paginationParameters, pageOf } from '../pagination.js';
+import { directRows } from '../../../storage/named-statement.js';
+import { PREPARED_PAGE } from '../../../storage/statement-batching.js';
 import type { RecordAction, RecordRow } from './definition.js';
 import { zaakFilter } from './filters.js';
 import type { RecordKind } from './kind.js';
@@ -23,11 +25,12 @@ const CONTRACT_NAMES: Partial<Record<RecordAction, RecordAction>> = { retrieve: 
  * (`core/018_record_count`), restricted to what the principal may read as `zaak_count` is. Counting
  * the join instead took 2–4 s at 1M statussen, for any application.
  */
-function countQuery(db: Knex, table: string, filtered: Knex.QueryBuilder | undefined, principal: Principal | undefined): Promise<number> {
+async function countQuery(db: Knex, table: string, filtered: Knex.QueryBuilder | undefined, principal: Principal | undefined): Promise<number> {
   if (filtered) return filtered.clone().count({ count: '*' }).then(([r]) => Number(r.count));
   const counters = db('record_count as zaak').where('zaak.kind', table);
-  restrictToAuthorized(counters, principal);
-  return counters.select(db.raw('coalesce(sum(n), 0)::bigint as count')).then(([r]) => Number(r.count));
+  restrictToAuthorized(counters, principal, undefined, undefined, { literal: true });
+  const [row] = await directRows<{ count: string }>(db, counters.select(db.raw('coalesce(sum(n), 0)::bigint as count')), PREPARED_PAGE);
+  return Number(row.count);
 }
 
 /** The operations the contract lists for a record kind: list, create, retrieve, update and destroy. */
@@ -67,12 +70,17 @@ export function recordOperations(kind: RecordKind, steps: RequestSteps, writes: 
         const base = db(def.table).join('zaak', 'zaak.id', `${def.table}.zaak_id`);
         if (nested) base.where('zaak.uuid', ctx.params.zaak_uuid);
         for (const filter of filters) if (ctx.query[filter.name] !== undefined) filter.apply(base, ctx.query[filter.name], ctx);
-        restrictToAuthorized(base, ctx.principal);
+        const counted = COUNTED_RECORD_TABLES.includes(def.table) && !nested && filters.every((filter) => ctx.query[filter.name] === undefined);
+        // A page filtered by authorization alone has a few texts per application, each named and
+        // planned once per connection, its zaaktypen written in (see `restrictToAuthorized`).
+        restrictToAuthorized(base, ctx.principal, undefined, undefined, { literal: counted });
         const page = def.paginated ? pageOf(ctx) : undefined;
         const rowsQuery = select(db).whereIn(`${def.table}.id`, base.clone().select(`${def.table}.id`)).orderBy(`${def.table}.id`);
-        if (page) rowsQuery.limit(page.size).offset(page.offset);
-        const counted = COUNTED_RECORD_TABLES.includes(def.table) && !nested && filters.every((filter) => ctx.query[filter.name] === undefined);
-        const [rows, count] = await Promise.all([rowsQuery as Promise<RecordRow[]>, page ? countQuery(db, def.table, counted ? undefined : base, ctx.principal) : 0]);
+        if (page) limitToPage(rowsQuery, page, counted && page.size === PAGE_SIZE);
+        const [rows, count] = await Promise.all([
+          counted ? directRows<RecordRow>(db, rowsQuery, PREPARED_PAGE) : (rowsQuery as Promise<RecordRow[]>),
+          page ? countQuery(db, def.table, counted ? undefined : base, ctx.principal) : 0,
+        ]);
         const results = await render(db, rows, ctx.baseUrl);
         ctx.response.body = page ? paginated(ctx, page, count, results) : results;
       },
