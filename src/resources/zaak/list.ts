@@ -75,7 +75,7 @@ function filteredAuthorized(principal: RequestContext['principal'], filters: Zaa
   return new Map(requested!.filter((zaaktype) => authorized.has(zaaktype)).map((zaaktype) => [zaaktype, authorized.get(zaaktype)!]));
 }
 
-/** Up to how many index walks an application's unfiltered list is merged from (past it, one walk along the ids). */
+/** Up to how many index walks a limited application's list is merged from (past it, one walk along the ids). */
 const MERGED_WALKS = 100;
 
 /** The walks of a merged page: one per zaaktype and confidentiality level the application may read. */
