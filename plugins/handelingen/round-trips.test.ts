@@ -37,7 +37,9 @@ for (const backend of BACKENDS) {
     it('registers a zaak with its status, 3 rollen and 2 zaakobjecten in 9 round trips, reading the zaak twice', async () => {
       const sent = await fewest(() => roundTripsDuring(() => post('/zaak_registreren', registreren()), own));
       // BEGIN with the zaak and its audit row; status, 3 rollen, 2 zaakobjecten, each with the audit row before it; the answer's zaak with the last audit row; COMMIT.
-      assert.ok(sent.length <= 9, `${sent.length} round trips:\n${sent.join('\n---\n')}`);
+      // Where creates are rare (a slow machine), a create reserves its identificatie first, with the BEGIN: one more.
+      const reserving = sent[0].includes('zaak_reserve_identificaties') ? 1 : 0;
+      assert.ok(sent.length <= 9 + reserving, `${sent.length} round trips:\n${sent.join('\n---\n')}`);
       // The new zaak read back once after its insert, and once with its records for the answer: no part reads it again.
       assert.equal(zaakReads(sent).length, 2, zaakReads(sent).join('\n---\n'));
     });

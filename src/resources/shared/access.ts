@@ -47,16 +47,23 @@ export function assertAccess(principal: Principal, scopes: readonly string[], su
  * The zaaktypen a principal may read with `scope`, each with the highest confidentiality rank its
  * authorizations for that type allow; `undefined` for heeftAlleAutorisaties (no restriction).
  */
-export function authorizedZaaktypen(principal: Principal | undefined, scope = ZAKEN_LEZEN): Map<string, number> | undefined {
+export function authorizedZaaktypen(principal: Principal | undefined, scope = ZAKEN_LEZEN): ReadonlyMap<string, number> | undefined {
   if (principal?.allAuthorizations) return undefined;
+  // A list asks several times per request (its page, its count): derived once per principal and scope.
+  const known = principal && derived.get(principal)?.get(scope);
+  if (known) return known;
   const zaaktypen = new Map<string, number>();
   for (const authorization of principal?.authorizations ?? []) {
     if (!authorization.scopes.includes(scope)) continue;
     const rank = vertrouwelijkheidRank(authorization.maxVertrouwelijkheidaanduiding);
     if (rank > (zaaktypen.get(authorization.zaaktype) ?? -1)) zaaktypen.set(authorization.zaaktype, rank);
   }
+  if (principal) derived.set(principal, (derived.get(principal) ?? new Map()).set(scope, zaaktypen));
   return zaaktypen;
 }
+
+/** Per principal (one per request), per scope: `authorizedZaaktypen`. */
+const derived = new WeakMap<Principal, Map<string, ReadonlyMap<string, number>>>();
 
 /**
  * A confidentiality rank as SQL text: written into a statement, not bound. One of nine integers, it
@@ -101,9 +108,13 @@ export function restrictToAuthorized(
 }
 
 /** The zaaktypen of `authorized` grouped by their highest rank, in rank order. */
-export function zaaktypenByRank(authorized: Map<string, number>): Map<number, string[]> {
+export function zaaktypenByRank(authorized: ReadonlyMap<string, number>): Map<number, string[]> {
   const byRank = new Map<number, string[]>();
-  for (const [zaaktype, rank] of authorized) byRank.set(rank, [...(byRank.get(rank) ?? []), zaaktype]);
+  for (const [zaaktype, rank] of authorized) {
+    const zaaktypen = byRank.get(rank);
+    if (zaaktypen) zaaktypen.push(zaaktype);
+    else byRank.set(rank, [zaaktype]);
+  }
   return new Map([...byRank].sort(([a], [b]) => a - b));
 }
 

@@ -58,7 +58,13 @@ export class IdentificatieReserve {
     const elapsed = Math.max(1, now - this.reservedAt);
     this.size = Math.min(MAX_BLOCK, Math.max(1, this.size * 2), Math.max(1, Math.round((this.size * BLOCK_SPAN_MS) / elapsed)));
     this.reservedAt = now;
-    const rows: { identificatie: string; valid_for: number }[] = await tx.select('identificatie', 'valid_for').from(tx.raw('zaak_reserve_identificaties(?)', [this.size]));
+    // Named: as the first statement of its transaction it travels as `EXECUTE` with the held `BEGIN`,
+    // which proves `EXECUTE` on the connection, so that later statements can carry the writes held
+    // before them (see `statement-batching.ts`) also where creates are rare and each one reserves.
+    const rows: { identificatie: string; valid_for: number }[] = await tx
+      .select('identificatie', 'valid_for')
+      .from(tx.raw('zaak_reserve_identificaties(?)', [this.size]))
+      .options({ name: 'zaak_reserve_identificaties' });
     this.block = rows.map((row) => row.identificatie);
     this.next = 0;
     this.expires = rows.length ? now + rows[0].valid_for * 1000 : 0;
