@@ -40,8 +40,9 @@ export const DEFERRED_WRITE = Object.freeze({ deferredWrite: true });
 export const PREPARED = Object.freeze({ prepare: true as const });
 
 /**
- * `PREPARED`, for a list page's statement: named from a budget of its own, so pages (up to 11 texts
- * per application) cannot use up the names of the inserts and reads.
+ * `PREPARED`, for a list page's statement: named from a budget of its own, so pages (per application
+ * up to 11 texts of `GET /zaken`, and of each record list its pages and its count) cannot use up the
+ * names of the inserts and reads.
  */
 export const PREPARED_PAGE = Object.freeze({ prepare: 'page' as const });
 
@@ -51,9 +52,9 @@ export type PreparedBudget = 'statement' | 'page';
 /** Names given to `PREPARED` statements, by their text, per budget. */
 const preparedNames: Record<PreparedBudget, Map<string, string>> = { statement: new Map(), page: new Map() };
 /**
- * Beyond this many texts (an insert takes one per set of columns a client sends, a list page up to
- * 11 per application), the rest of a budget go unnamed: each name can become a plan kept in every
- * connection on the server.
+ * Beyond this many texts (an insert takes one per set of columns a client sends, list pages a few
+ * per application and list), the rest of a budget go unnamed, planned on each use: each name can
+ * become a plan kept in every connection on the server.
  */
 const MAX_PREPARED_NAMES = 200;
 
