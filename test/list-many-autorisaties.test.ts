@@ -198,6 +198,14 @@ for (const backend of BACKENDS.filter((candidate) => candidate.name === 'Postgre
       assert.equal(response.body.count, Number(readable[0].n));
     });
 
+    it('GET /statussen with 200 autorisaties: its page and its count bind no zaaktype, the zaaktypen written in', async () => {
+      const sent = await perRequest('tweehonderd', () => as('tweehonderd', '/statussen?page=2'));
+      const written = sent.filter((statement) => /zaaktype = any\(array\[/.test(statement.sql));
+      assert.equal(written.length, 2, sent.map((statement) => statement.sql.slice(0, 120)).join('\n'));
+      // At most the record kind is bound (the count's `kind = 'status'`).
+      for (const statement of written) assert.ok(statement.bindings.every((value) => value === 'status'), JSON.stringify(statement.bindings).slice(0, 200));
+    });
+
     it('POST /zaken/_zoek with 200 autorisaties reads along an index and stops at its LIMIT', async () => {
       const sent = await perRequest('tweehonderd', () => as('tweehonderd', '/zaken/_zoek?page=5', { method: 'POST', json: { archiefstatus: 'nog_te_archiveren' } }));
       const pageStatement = sent.find((statement) => /\blimit\b/i.test(statement.sql))!;
